@@ -1,0 +1,376 @@
+#include "control/config_loader.h"
+
+#include <arpa/inet.h>
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "dataplane/policies/routing/routing_policy.h"
+
+namespace rs {
+
+ConfigError::ConfigError(const std::string& f, int l, const std::string& p, const std::string& r)
+    : std::runtime_error(l > 0 ? fmt::format("{}:{}: {}: {}", f, l, p, r) : fmt::format("{}: {}: {}", f, p, r)),
+      file(f), path(p), reason(r), line(l) {}
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& path, const std::string& why) const {
+    const int line = n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
+    throw ConfigError(file_, line, path, why);
+  }
+
+  void map(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsMap()) fail(n, path, "expected a map");
+  }
+  void seq(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsSequence()) fail(n, path, "expected a list");
+  }
+  void keys(const YAML::Node& n, const std::string& path, std::initializer_list<const char*> allowed) const {
+    map(n, path);
+    for (auto kv : n) {
+      const auto k = kv.first.as<std::string>();
+      bool ok = false;
+      for (auto a : allowed) ok |= (k == a);
+      if (!ok) {
+        std::string list;
+        for (auto a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        fail(kv.first, join(path, k), fmt::format("unknown key (allowed: {})", list));
+      }
+    }
+  }
+  static std::string join(const std::string& path, const std::string& k) { return path.empty() ? k : path + "." + k; }
+
+  std::string str(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsScalar()) fail(n, path, "expected a string");
+    return n.as<std::string>();
+  }
+  double real(const YAML::Node& n, const std::string& path, double lo, double hi) const {
+    double v;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || std::isnan(v)) fail(n, path, "expected a number");
+    if (v < lo || v > hi) fail(n, path, fmt::format("out of range [{}, {}], got {}", lo, hi, n.as<std::string>()));
+    return v;
+  }
+  int64_t integer(const YAML::Node& n, const std::string& path, int64_t lo, int64_t hi) const {
+    int64_t v;
+    if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) fail(n, path, "expected an integer");
+    if (v < lo || v > hi) fail(n, path, fmt::format("out of range [{}, {}], got {}", lo, hi, v));
+    return v;
+  }
+  rte_ether_addr mac(const YAML::Node& n, const std::string& path) const {
+    const std::string s = str(n, path);
+    rte_ether_addr a{};
+    if (rte_ether_unformat_addr(s.c_str(), &a) != 0) fail(n, path, fmt::format("not a MAC address: '{}'", s));
+    return a;
+  }
+  uint32_t ipv4(const YAML::Node& n, const std::string& path) const {
+    const std::string s = str(n, path);
+    in_addr a{};
+    if (inet_pton(AF_INET, s.c_str(), &a) != 1) fail(n, path, fmt::format("not an IPv4 address: '{}'", s));
+    return a.s_addr;
+  }
+  RouteSpec prefix(const YAML::Node& n, const std::string& path) const {
+    const std::string s = str(n, path);
+    RouteSpec r;
+    const auto slash = s.find('/');
+    const std::string addr = s.substr(0, slash);
+    int max_len;
+    if (addr.find(':') != std::string::npos) {
+      r.ipv6 = true;
+      max_len = 128;
+      if (inet_pton(AF_INET6, addr.c_str(), r.addr) != 1) fail(n, path, fmt::format("not an IPv6 prefix: '{}'", s));
+    } else {
+      max_len = 32;
+      if (inet_pton(AF_INET, addr.c_str(), r.addr) != 1) fail(n, path, fmt::format("not an IPv4 prefix: '{}'", s));
+    }
+    int len = max_len;
+    if (slash != std::string::npos) {
+      try {
+        std::size_t used = 0;
+        len = std::stoi(s.substr(slash + 1), &used);
+        if (used != s.size() - slash - 1) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        fail(n, path, fmt::format("bad prefix length in '{}'", s));
+      }
+    }
+    if (len < (r.ipv6 ? 1 : 0) || len > max_len) fail(n, path, fmt::format("prefix length {} out of range", len));
+    r.depth = static_cast<uint8_t>(len);
+    return r;
+  }
+
+  // A scalar for all eight queues, or a list of eight.
+  template <typename F>
+  void per_queue(const YAML::Node& n, const std::string& path, F set) const {
+    if (n.IsSequence()) {
+      if (n.size() != 8) fail(n, path, fmt::format("expected 8 values (one per queue), got {}", n.size()));
+      for (int q = 0; q < 8; ++q) set(q, n[q], fmt::format("{}[{}]", path, q));
+    } else {
+      for (int q = 0; q < 8; ++q) set(q, n, path);
+    }
+  }
+
+ private:
+  std::string file_;
+};
+
+void read_qos(const Reader& rd, const YAML::Node& n, QosMaps& qos) {
+  rd.keys(n, "qos", {"trust", "dscp_to_tc", "pcp_to_tc", "tc_to_queue"});
+  if (auto t = n["trust"]) {
+    auto s = rd.str(t, "qos.trust");
+    if (s == "dscp") qos.trust = QosTrust::Dscp;
+    else if (s == "pcp") qos.trust = QosTrust::Pcp;
+    else rd.fail(t, "qos.trust", "expected 'dscp' or 'pcp'");
+  }
+  auto read_map = [&](const char* key, int keys_max, auto& arr) {
+    if (auto m = n[key]) {
+      const std::string path = fmt::format("qos.{}", key);
+      rd.map(m, path);
+      for (auto kv : m) {
+        const auto k = rd.integer(kv.first, path, 0, keys_max);
+        arr[k] = static_cast<uint8_t>(rd.integer(kv.second, fmt::format("{}.{}", path, k), 0, 7));
+      }
+    }
+  };
+  read_map("dscp_to_tc", 63, qos.dscp_to_tc);
+  read_map("pcp_to_tc", 7, qos.pcp_to_tc);
+  read_map("tc_to_queue", 7, qos.tc_to_queue);
+}
+
+void read_queues(const Reader& rd, const YAML::Node& n, const std::string& path, EgressConfig& e) {
+  rd.keys(n, path, {"limit_packets", "limit_bytes", "scheduler", "weights"});
+  if (auto v = n["limit_packets"])
+    rd.per_queue(v, path + ".limit_packets", [&](int q, const YAML::Node& x, const std::string& p) {
+      e.limits[q].packets = static_cast<uint32_t>(rd.integer(x, p, 1, 1 << 20));
+    });
+  if (auto v = n["limit_bytes"])
+    rd.per_queue(v, path + ".limit_bytes", [&](int q, const YAML::Node& x, const std::string& p) {
+      e.limits[q].bytes = static_cast<uint64_t>(rd.integer(x, p, 64, int64_t{1} << 34));
+    });
+  if (auto v = n["scheduler"])
+    rd.per_queue(v, path + ".scheduler", [&](int q, const YAML::Node& x, const std::string& p) {
+      auto s = rd.str(x, p);
+      if (s == "strict") e.sched[q] = QueueSched::Strict;
+      else if (s == "dwrr") e.sched[q] = QueueSched::Dwrr;
+      else rd.fail(x, p, "expected 'strict' or 'dwrr'");
+    });
+  if (auto v = n["weights"])
+    rd.per_queue(v, path + ".weights", [&](int q, const YAML::Node& x, const std::string& p) {
+      e.weights[q] = static_cast<uint32_t>(rd.integer(x, p, 1, 100));
+    });
+}
+
+void read_host(const Reader& rd, const YAML::Node& n, const std::string& path, HostSpec& h) {
+  rd.keys(n, path, {"ip", "mac", "flows"});
+  if (!n["ip"]) rd.fail(n, path + ".ip", "missing");
+  if (!n["mac"]) rd.fail(n, path + ".mac", "missing");
+  h.ip = rd.ipv4(n["ip"], path + ".ip");
+  h.mac = rd.mac(n["mac"], path + ".mac");
+  if (auto fl = n["flows"]) {
+    rd.seq(fl, path + ".flows");
+    for (std::size_t i = 0; i < fl.size(); ++i) {
+      const auto f = fl[i];
+      const std::string fp = fmt::format("{}.flows[{}]", path, i);
+      rd.keys(f, fp, {"dst", "rate_gbps", "dscp", "ecn", "payload", "qp", "opcode", "start_s", "stop_s"});
+      HostFlowSpec s;
+      if (!f["dst"]) rd.fail(f, fp + ".dst", "missing");
+      s.dst_ip = rd.ipv4(f["dst"], fp + ".dst");
+      if (auto x = f["rate_gbps"]) s.rate_gbps = rd.real(x, fp + ".rate_gbps", 1e-6, 800);
+      if (auto x = f["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, fp + ".dscp", 0, 63));
+      if (auto x = f["ecn"]) s.ecn = static_cast<uint8_t>(rd.integer(x, fp + ".ecn", 0, 3));
+      if (auto x = f["payload"]) s.payload = static_cast<uint32_t>(rd.integer(x, fp + ".payload", 0, 1400));
+      if (auto x = f["qp"]) s.qp = static_cast<uint32_t>(rd.integer(x, fp + ".qp", 1, 0xFFFFFF));
+      else s.qp = static_cast<uint32_t>(0x1000 + i);
+      if (auto x = f["opcode"]) s.opcode = static_cast<uint8_t>(rd.integer(x, fp + ".opcode", 0, 255));
+      if (auto x = f["start_s"]) s.start_ns = static_cast<uint64_t>(rd.real(x, fp + ".start_s", 0, 1e6) * 1e9);
+      if (auto x = f["stop_s"]) s.stop_ns = static_cast<uint64_t>(rd.real(x, fp + ".stop_s", 0, 1e6) * 1e9);
+      h.flows.push_back(s);
+    }
+  }
+}
+
+}  // namespace
+
+SwitchConfig load_config_text(const std::string& text, const std::string& source) {
+  Reader rd(source);
+  SwitchConfig cfg;
+  cfg.source = source;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
+  }
+  rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes"});
+  if (auto sw = root["switch"]) {
+    rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
+    if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
+    if (auto x = sw["seed"]) cfg.seed = static_cast<uint32_t>(rd.integer(x, "switch.seed", 0, 0xFFFFFFFF));
+    if (auto x = sw["mbufs"]) cfg.mbufs = static_cast<uint32_t>(rd.integer(x, "switch.mbufs", 1024, 1 << 22));
+    if (auto x = sw["duration_s"]) cfg.duration_s = rd.real(x, "switch.duration_s", 0, 1e7);
+    if (auto x = sw["pipeline"]) {
+      std::string p = rd.str(x, "switch.pipeline");
+      if (!p.empty() && p[0] != '/' && source.find('/') != std::string::npos) p = source.substr(0, source.rfind('/') + 1) + p;
+      std::ifstream in(p);
+      if (!in) rd.fail(x, "switch.pipeline", fmt::format("cannot read '{}'", p));
+      std::stringstream ss;
+      ss << in.rdbuf();
+      cfg.pipeline_text = ss.str();
+      cfg.pipeline_source = p;
+    }
+  }
+  if (auto q = root["qos"]) read_qos(rd, q, cfg.qos);
+
+  auto ports = root["ports"];
+  if (!ports) rd.fail(root, "ports", "missing: a switch needs at least one port");
+  rd.seq(ports, "ports");
+  if (ports.size() == 0 || ports.size() > kMaxPorts) rd.fail(ports, "ports", fmt::format("expected 1..{} ports", kMaxPorts));
+  std::map<std::string, uint16_t> port_index;
+  int ethdevs = 0;
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const auto p = ports[i];
+    const std::string pp = fmt::format("ports[{}]", i);
+    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker"});
+    PortSpec ps;
+    if (!p["name"]) rd.fail(p, pp + ".name", "missing");
+    ps.name = rd.str(p["name"], pp + ".name");
+    if (!port_index.emplace(ps.name, static_cast<uint16_t>(i)).second) rd.fail(p["name"], pp + ".name", fmt::format("duplicate port name '{}'", ps.name));
+    const std::string kind = p["kind"] ? rd.str(p["kind"], pp + ".kind") : (p["devargs"] ? "ethdev" : "emulated_host");
+    if (kind == "ethdev") ps.kind = PortKind::Ethdev;
+    else if (kind == "emulated_host") ps.kind = PortKind::EmulatedHost;
+    else rd.fail(p["kind"], pp + ".kind", "expected 'ethdev' or 'emulated_host'");
+    if (ps.kind == PortKind::Ethdev) {
+      if (!p["devargs"]) rd.fail(p, pp + ".devargs", "missing: an ethdev port needs DPDK devargs (e.g. net_pcap0,rx_pcap=in.pcap)");
+      ps.devargs = rd.str(p["devargs"], pp + ".devargs");
+      if (p["host"]) rd.fail(p["host"], pp + ".host", "only emulated_host ports have a host");
+      ++ethdevs;
+    } else {
+      if (p["devargs"]) rd.fail(p["devargs"], pp + ".devargs", "emulated_host ports take no devargs");
+      if (!p["host"]) rd.fail(p, pp + ".host", "missing: an emulated_host port needs host: {ip, mac}");
+      read_host(rd, p["host"], pp + ".host", ps.host);
+    }
+    if (p["mac"]) ps.mac = rd.mac(p["mac"], pp + ".mac");
+    else ps.mac = rte_ether_addr{{0x02, 0x52, 0x53, 0x00, 0x00, static_cast<uint8_t>(i)}};
+    if (auto x = p["speed_gbps"]) ps.egress.speed_gbps = rd.real(x, pp + ".speed_gbps", 0.001, 800);
+    if (auto x = p["queues"]) read_queues(rd, x, pp + ".queues", ps.egress);
+    if (auto x = p["worker"]) ps.worker = static_cast<int>(rd.integer(x, pp + ".worker", 0, kMaxWorkers - 1));
+    cfg.ports.push_back(std::move(ps));
+  }
+  if (ethdevs > RTE_MAX_ETHPORTS) rd.fail(ports, "ports", fmt::format("{} ethdev ports; this DPDK allows {}", ethdevs, RTE_MAX_ETHPORTS));
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i)
+    if (cfg.ports[i].worker >= cfg.workers)
+      rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));
+
+  auto port_ref = [&](const YAML::Node& n, const std::string& path) -> uint16_t {
+    const std::string name = rd.str(n, path);
+    auto it = port_index.find(name);
+    if (it == port_index.end()) rd.fail(n, path, fmt::format("port '{}' is referenced but not defined in ports", name));
+    return it->second;
+  };
+  // A member is {port, mac, weight}; a route's shorthand carries port and mac inline.
+  auto member = [&](const YAML::Node& m, const std::string& mp, bool inline_in_route = false) {
+    if (!inline_in_route) rd.keys(m, mp, {"port", "mac", "weight"});
+    if (!m["port"]) rd.fail(m, mp + ".port", "missing");
+    if (!m["mac"]) rd.fail(m, mp + ".mac", "missing: the next hop's MAC address");
+    GroupMemberSpec gm;
+    gm.port = port_ref(m["port"], mp + ".port");
+    gm.mac = rd.mac(m["mac"], mp + ".mac");
+    if (auto w = m["weight"]) gm.weight = static_cast<uint32_t>(rd.integer(w, mp + ".weight", 1, 64));
+    return gm;
+  };
+
+  std::map<std::string, uint32_t> group_index;
+  if (auto gs = root["nexthop_groups"]) {
+    rd.seq(gs, "nexthop_groups");
+    for (std::size_t i = 0; i < gs.size(); ++i) {
+      const auto g = gs[i];
+      const std::string gp = fmt::format("nexthop_groups[{}]", i);
+      rd.keys(g, gp, {"name", "policy", "table_size", "members"});
+      GroupSpec spec;
+      if (!g["name"]) rd.fail(g, gp + ".name", "missing");
+      spec.name = rd.str(g["name"], gp + ".name");
+      if (auto x = g["policy"]) {
+        spec.policy = rd.str(x, gp + ".policy");
+        if (RoutingPolicyRegistry::find(spec.policy) < 0) {
+          std::string known;
+          for (auto& e : RoutingPolicyRegistry::all()) known += std::string(known.empty() ? "" : ", ") + std::string(e.name);
+          rd.fail(x, gp + ".policy", fmt::format("unknown routing policy '{}' (known: {})", spec.policy, known));
+        }
+      }
+      if (auto x = g["table_size"]) {
+        spec.table_size = static_cast<uint32_t>(rd.integer(x, gp + ".table_size", 1, 1 << 16));
+        if (spec.table_size & (spec.table_size - 1)) rd.fail(x, gp + ".table_size", "must be a power of two");
+      }
+      if (!g["members"]) rd.fail(g, gp + ".members", "missing");
+      rd.seq(g["members"], gp + ".members");
+      if (g["members"].size() == 0) rd.fail(g["members"], gp + ".members", "a group needs at least one member");
+      for (std::size_t k = 0; k < g["members"].size(); ++k)
+        spec.members.push_back(member(g["members"][k], fmt::format("{}.members[{}]", gp, k)));
+      uint32_t total_w = 0;
+      for (auto& m : spec.members) total_w += m.weight;
+      if (total_w > spec.table_size) rd.fail(g, gp + ".table_size", fmt::format("{} slots cannot hold total weight {}", spec.table_size, total_w));
+      if (!group_index.emplace(spec.name, static_cast<uint32_t>(cfg.groups.size())).second)
+        rd.fail(g["name"], gp + ".name", fmt::format("duplicate group name '{}'", spec.name));
+      cfg.groups.push_back(std::move(spec));
+    }
+  }
+
+  if (auto rs_ = root["routes"]) {
+    rd.seq(rs_, "routes");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < rs_.size(); ++i) {
+      const auto r = rs_[i];
+      const std::string rp = fmt::format("routes[{}]", i);
+      rd.keys(r, rp, {"prefix", "group", "port", "mac", "nexthops"});
+      if (!r["prefix"]) rd.fail(r, rp + ".prefix", "missing");
+      RouteSpec spec = rd.prefix(r["prefix"], rp + ".prefix");
+      const std::string key = r["prefix"].as<std::string>();
+      if (!seen.insert(key).second) rd.fail(r["prefix"], rp + ".prefix", fmt::format("duplicate route {}", key));
+      const int forms = (r["group"] ? 1 : 0) + (r["port"] ? 1 : 0) + (r["nexthops"] ? 1 : 0);
+      if (forms != 1) rd.fail(r, rp, "give exactly one of: group, port (+ mac), nexthops");
+      if (r["group"]) {
+        const std::string g = rd.str(r["group"], rp + ".group");
+        auto it = group_index.find(g);
+        if (it == group_index.end()) rd.fail(r["group"], rp + ".group", fmt::format("group '{}' is referenced but not defined in nexthop_groups", g));
+        spec.group = it->second;
+      } else {
+        GroupSpec g;
+        g.name = "route:" + key;
+        if (r["port"]) {
+          g.members.push_back(member(r, rp, true));
+        } else {
+          rd.seq(r["nexthops"], rp + ".nexthops");
+          for (std::size_t k = 0; k < r["nexthops"].size(); ++k)
+            g.members.push_back(member(r["nexthops"][k], fmt::format("{}.nexthops[{}]", rp, k)));
+          if (g.members.empty()) rd.fail(r["nexthops"], rp + ".nexthops", "empty");
+        }
+        uint32_t w = 0;
+        for (auto& m : g.members) w += m.weight;
+        while (g.table_size < w) g.table_size <<= 1;
+        spec.group = static_cast<uint32_t>(cfg.groups.size());
+        cfg.groups.push_back(std::move(g));
+      }
+      if (r["mac"] && !r["port"]) rd.fail(r["mac"], rp + ".mac", "mac goes with port");
+      cfg.routes.push_back(spec);
+    }
+  }
+  return cfg;
+}
+
+SwitchConfig load_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, 0, "(file)", "cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_config_text(ss.str(), path);
+}
+
+}  // namespace rs

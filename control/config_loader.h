@@ -1,0 +1,22 @@
+// Reads the YAML files people write into a validated SwitchConfig. Every error names the
+// file, the line, the key path and the reason; nothing is applied until the whole file is
+// valid (the Switch is only built from a complete SwitchConfig).
+#pragma once
+#include <stdexcept>
+#include <string>
+
+#include "dataplane/core/switch_config.h"
+
+namespace rs {
+
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(const std::string& file, int line, const std::string& path, const std::string& reason);
+  std::string file, path, reason;
+  int line;
+};
+
+SwitchConfig load_config_text(const std::string& yaml_text, const std::string& source);
+SwitchConfig load_config_file(const std::string& path);
+
+}  // namespace rs

@@ -1,0 +1,18 @@
+// DPDK convention: EAL options first, then `--`, then ours. This fills in what a user on a
+// laptop or CI box would otherwise have to know: no hugepages -> --no-huge, and an lcore
+// list sized to the worker count.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace rs {
+
+struct EalPlan {
+  std::vector<std::string> args;  // argv[0] first
+  std::vector<std::string> notes;  // one line each, printed before rte_eal_init
+};
+
+// `hugepages_free` < 0 means "read /proc/meminfo".
+EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers, long hugepages_free = -1);
+
+}  // namespace rs

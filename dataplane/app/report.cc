@@ -1,0 +1,69 @@
+#include "dataplane/app/report.h"
+
+#include <fmt/core.h>
+
+namespace rs {
+namespace {
+
+uint64_t port_drops(const Switch& sw, std::size_t p) {
+  uint64_t d = 0;
+  for (std::size_t r = 1; r < kNumDropReasons; ++r) d += sw.drops(p, static_cast<DropReason>(r));
+  return d;
+}
+
+std::string human_bytes(uint64_t b) {
+  if (b >= 1 << 20) return fmt::format("{:.1f}MB", b / 1048576.0);
+  if (b >= 1 << 10) return fmt::format("{:.0f}KB", b / 1024.0);
+  return fmt::format("{}B", b);
+}
+
+}  // namespace
+
+Reporter::Reporter(const Switch& sw)
+    : sw_(sw), last_rx_bytes_(sw.num_ports()), last_tx_bytes_(sw.num_ports()), last_drops_(sw.num_ports()) {}
+
+std::string Reporter::progress_line(double t) {
+  const double dt = t - last_t_ > 1e-9 ? t - last_t_ : 1.0;
+  std::string line = fmt::format("[{:6.1f}s]", t);
+  for (std::size_t p = 0; p < sw_.num_ports(); ++p) {
+    const uint64_t rx = sw_.rx_bytes(p), tx = sw_.tx_bytes(p), d = port_drops(sw_, p);
+    uint64_t depth = 0;
+    for (int q = 0; q < 8; ++q) depth += sw_.egress(p).queue(q).depth_bytes.get();
+    line += fmt::format("{}{} rx {:.2f} tx {:.2f} Gb/s q {} drop +{}", p ? " | " : " ", sw_.config().ports[p].name,
+                        (rx - last_rx_bytes_[p]) * 8 / dt / 1e9, (tx - last_tx_bytes_[p]) * 8 / dt / 1e9,
+                        human_bytes(depth), d - last_drops_[p]);
+    last_rx_bytes_[p] = rx;
+    last_tx_bytes_[p] = tx;
+    last_drops_[p] = d;
+  }
+  last_t_ = t;
+  return line;
+}
+
+std::string Reporter::summary(double el) const {
+  if (el <= 0) el = 1e-9;
+  std::string s = fmt::format("\nroceswitch summary after {:.1f} s\n", el);
+  s += fmt::format("{:<10} {:>12} {:>12} {:>10} {:>10} {:>10} {:>12}\n", "port", "rx_pkts", "tx_pkts", "rx_Gb/s",
+                   "tx_Gb/s", "peak_q", "drops");
+  for (std::size_t p = 0; p < sw_.num_ports(); ++p) {
+    uint64_t peak = 0;
+    for (int q = 0; q < 8; ++q) peak = std::max<uint64_t>(peak, sw_.egress(p).queue(q).peak_bytes.get());
+    s += fmt::format("{:<10} {:>12} {:>12} {:>10.3f} {:>10.3f} {:>10} {:>12}\n", sw_.config().ports[p].name,
+                     sw_.rx_packets(p), sw_.tx_packets(p), sw_.rx_bytes(p) * 8 / el / 1e9,
+                     sw_.tx_bytes(p) * 8 / el / 1e9, human_bytes(peak), port_drops(sw_, p));
+  }
+  s += "drops by reason:";
+  bool any = false;
+  for (std::size_t r = 1; r < kNumDropReasons; ++r)
+    if (uint64_t v = sw_.drops(static_cast<DropReason>(r))) {
+      s += fmt::format(" {}={}", kDropReasonNames[r], v);
+      any = true;
+    }
+  s += any ? "\n" : " none\n";
+  const SwitchTotals t = sw_.totals();
+  s += fmt::format("packets: received={} sent={} queued={} in_flight={} dropped={} -> {}\n", t.received, t.sent,
+                   t.queued, t.in_flight, t.dropped, t.balanced() ? "balanced" : "UNBALANCED");
+  return s;
+}
+
+}  // namespace rs

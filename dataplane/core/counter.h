@@ -1,0 +1,21 @@
+// Single-writer counters: the owning worker stores with relaxed atomics (no lock prefix, no
+// shared cache-line RMW); readers load relaxed and sum across workers.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+namespace rs {
+
+struct Counter {
+  std::atomic<uint64_t> v{0};
+
+  void add(uint64_t n) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void inc() { add(1); }
+  void set(uint64_t n) { v.store(n, std::memory_order_relaxed); }
+  void max_with(uint64_t n) {
+    if (n > v.load(std::memory_order_relaxed)) v.store(n, std::memory_order_relaxed);
+  }
+  uint64_t get() const { return v.load(std::memory_order_relaxed); }
+};
+
+}  // namespace rs

@@ -1,0 +1,54 @@
+// Every drop has one named reason, declared once here; stats, traces and the invariant
+// "received = sent + queued + dropped" all read this table.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace rs {
+
+#define RS_DROP_REASONS(X)                                                   \
+  X(None, "none")                                                            \
+  X(MalformedEth, "malformed_eth")                                           \
+  X(MalformedVlan, "malformed_vlan")                                         \
+  X(StackedVlan, "stacked_vlan")                                             \
+  X(MalformedIpv4, "malformed_ipv4")                                         \
+  X(BadIpv4Ihl, "bad_ipv4_ihl")                                              \
+  X(BadIpv4Length, "bad_ipv4_length")                                        \
+  X(MalformedIpv6, "malformed_ipv6")                                         \
+  X(BadIpv6Length, "bad_ipv6_length")                                        \
+  X(MalformedUdp, "malformed_udp")                                           \
+  X(MalformedBth, "malformed_bth")                                           \
+  X(NonIp, "non_ip")                                                         \
+  X(MultiSegment, "multi_segment")                                           \
+  X(MacControl, "mac_control_consumed")                                      \
+  X(MalformedMacControl, "malformed_mac_control")                            \
+  X(NoRoute, "no_route")                                                     \
+  X(TtlExpired, "ttl_expired")                                               \
+  X(BadNextHop, "bad_next_hop")                                              \
+  X(TailDropPackets, "tail_drop_packets")                                    \
+  X(TailDropBytes, "tail_drop_bytes")                                        \
+  X(HandoffFull, "handoff_ring_full")                                        \
+  X(TxFull, "tx_full")                                                       \
+  X(Shutdown, "shutdown_flush")
+
+enum class DropReason : uint8_t {
+#define RS_X(id, name) id,
+  RS_DROP_REASONS(RS_X)
+#undef RS_X
+      Count
+};
+
+inline constexpr std::size_t kNumDropReasons = static_cast<std::size_t>(DropReason::Count);
+
+inline constexpr std::array<std::string_view, kNumDropReasons> kDropReasonNames = {
+#define RS_X(id, name) name,
+    RS_DROP_REASONS(RS_X)
+#undef RS_X
+};
+
+constexpr std::string_view drop_reason_name(DropReason r) {
+  return kDropReasonNames[static_cast<std::size_t>(r)];
+}
+
+}  // namespace rs

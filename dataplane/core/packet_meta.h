@@ -1,0 +1,51 @@
+// Per-packet metadata in the mbuf private area: written by the parser and the stages, read by
+// the traffic manager. Kept small so it shares the mbuf's second cache line.
+#pragma once
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "dataplane/core/drop_reason.h"
+
+namespace rs {
+
+enum class L3Type : uint8_t { None = 0, Ipv4 = 1, Ipv6 = 2 };
+
+namespace meta_flag {
+inline constexpr uint8_t kVlan = 1u << 0;
+inline constexpr uint8_t kUdp = 1u << 1;
+inline constexpr uint8_t kRoce = 1u << 2;  // UDP 4791 with a complete BTH and ICRC
+inline constexpr uint8_t kCnp = 1u << 3;   // BTH opcode 0x81
+inline constexpr uint8_t kTrace = 1u << 7;
+}  // namespace meta_flag
+
+struct PacketMeta {
+  uint16_t in_port;
+  uint16_t out_port;
+  uint16_t l3_offset;  // bytes from the start of the frame
+  uint16_t l4_offset;  // 0 when there is no L4 header we understand
+  uint32_t flow_hash;  // 5-tuple hash; the UDP source port carries RoCE's entropy
+  uint32_t nexthop;    // index into Fib::nexthops once a member is chosen
+  uint16_t group;      // next-hop group from the route lookup
+  L3Type l3;
+  uint8_t flags;
+  uint8_t pcp;
+  uint8_t dscp;
+  uint8_t ecn;
+  uint8_t tc;     // traffic class; also the ingress priority group
+  uint8_t queue;  // egress queue 0..7
+  uint8_t ip_proto;
+  uint8_t bth_opcode;
+  DropReason drop_reason;
+  uint32_t dest_qp;
+  uint32_t psn;
+};
+static_assert(sizeof(PacketMeta) <= 40, "PacketMeta must stay within the mbuf private area budget");
+
+// Rounded to the alignment rte_pktmbuf_pool_create demands for the private area.
+inline constexpr uint16_t kMbufPrivSize =
+    static_cast<uint16_t>((sizeof(PacketMeta) + RTE_MBUF_PRIV_ALIGN - 1) & ~(RTE_MBUF_PRIV_ALIGN - 1));
+
+inline PacketMeta& meta(rte_mbuf* m) { return *static_cast<PacketMeta*>(rte_mbuf_to_priv(m)); }
+
+}  // namespace rs

@@ -1,0 +1,158 @@
+#include "dataplane/core/pipeline.h"
+
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <functional>
+#include <set>
+#include <stdexcept>
+
+namespace rs {
+namespace {
+
+[[noreturn]] void fail(const PipelineSpec& s, const std::string& path, const std::string& why) {
+  throw std::runtime_error(fmt::format("{}: {}: {}", s.source, path, why));
+}
+
+}  // namespace
+
+PipelineSpec parse_pipeline(const std::string& yaml_text, const std::string& source) {
+  PipelineSpec spec;
+  spec.source = source;
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    fail(spec, "(file)", e.what());
+  }
+  if (!root.IsMap()) fail(spec, "(root)", "expected a map with 'pipeline' and 'nodes'");
+  for (auto kv : root) {
+    auto k = kv.first.as<std::string>();
+    if (k != "pipeline" && k != "nodes") fail(spec, k, "unknown key");
+  }
+  spec.name = root["pipeline"] ? root["pipeline"].as<std::string>() : "unnamed";
+  auto nodes = root["nodes"];
+  if (!nodes || !nodes.IsSequence() || nodes.size() == 0) fail(spec, "nodes", "expected a non-empty list");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    auto n = nodes[i];
+    std::string path = fmt::format("nodes[{}]", i);
+    if (!n.IsMap() || !n["name"]) fail(spec, path, "expected a map with 'name'");
+    PipelineNodeSpec ns;
+    for (auto kv : n) {
+      auto k = kv.first.as<std::string>();
+      if (k != "name" && k != "stage" && k != "next") fail(spec, path + "." + k, "unknown key");
+    }
+    ns.name = n["name"].as<std::string>();
+    ns.stage = n["stage"] ? n["stage"].as<std::string>() : ns.name;
+    if (!names.insert(ns.name).second) fail(spec, path + ".name", "duplicate node '" + ns.name + "'");
+    if (auto nx = n["next"]) {
+      if (!nx.IsMap()) fail(spec, path + ".next", "expected a map edge -> node");
+      for (auto kv : nx) ns.next.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+    }
+    spec.nodes.push_back(std::move(ns));
+  }
+  // Every declared edge of every stage is wired, to an existing node; nothing extra.
+  StageEnv probe_env;
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    auto& ns = spec.nodes[i];
+    std::string path = fmt::format("nodes[{}]", i);
+    auto factory = StageRegistry::find(ns.stage);
+    if (!factory) fail(spec, path + ".stage", "unknown stage '" + ns.stage + "'");
+    auto st = factory(probe_env);
+    for (auto edge : st->next_names()) {
+      bool wired = false;
+      for (auto& [e, target] : ns.next) wired |= (e == edge);
+      if (!wired) fail(spec, path + ".next", fmt::format("edge '{}' of stage '{}' is not wired", edge, ns.stage));
+    }
+    for (auto& [e, target] : ns.next) {
+      bool declared = false;
+      for (auto edge : st->next_names()) declared |= (e == edge);
+      if (!declared) fail(spec, path + ".next." + e, fmt::format("stage '{}' has no edge '{}'", ns.stage, e));
+      if (!names.count(target)) fail(spec, path + ".next." + e, "unknown node '" + target + "'");
+      if (target == spec.nodes[0].name) fail(spec, path + ".next." + e, "edge back to the entry node");
+    }
+  }
+  // Cycle check (DFS colours).
+  std::map<std::string, const PipelineNodeSpec*> by_name;
+  for (auto& n : spec.nodes) by_name[n.name] = &n;
+  std::map<std::string, int> colour;
+  std::function<void(const std::string&)> visit = [&](const std::string& n) {
+    colour[n] = 1;
+    for (auto& [e, t] : by_name[n]->next) {
+      if (colour[t] == 1) fail(spec, "nodes", fmt::format("cycle through '{}' -> '{}'", n, t));
+      if (colour[t] == 0) visit(t);
+    }
+    colour[n] = 2;
+  };
+  visit(spec.nodes[0].name);
+  for (auto& n : spec.nodes)
+    if (colour[n.name] == 0) fail(spec, "nodes", fmt::format("node '{}' is unreachable from '{}'", n.name, spec.nodes[0].name));
+  return spec;
+}
+
+std::string pipeline_to_dot(const PipelineSpec& spec) {
+  std::string out = fmt::format("digraph \"{}\" {{\n  rankdir=LR;\n", spec.name);
+  for (auto& n : spec.nodes) {
+    out += fmt::format("  \"{}\" [shape=box label=\"{}\\n({})\"];\n", n.name, n.name, n.stage);
+    for (auto& [e, t] : n.next) out += fmt::format("  \"{}\" -> \"{}\" [label=\"{}\"];\n", n.name, t, e);
+  }
+  out += "}\n";
+  return out;
+}
+
+Pipeline::Pipeline(const PipelineSpec& spec, const StageEnv& env) {
+  // Topological order (Kahn) so a node runs once all its inputs have been filled.
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) index[spec.nodes[i].name] = i;
+  std::vector<int> indeg(spec.nodes.size(), 0);
+  for (auto& n : spec.nodes)
+    for (auto& [e, t] : n.next) indeg[index[t]]++;
+  std::vector<std::size_t> order, ready{0};
+  while (!ready.empty()) {
+    auto i = ready.back();
+    ready.pop_back();
+    order.push_back(i);
+    for (auto& [e, t] : spec.nodes[i].next)
+      if (--indeg[index[t]] == 0) ready.push_back(index[t]);
+  }
+  std::vector<uint16_t> pos(spec.nodes.size());
+  for (std::size_t k = 0; k < order.size(); ++k) pos[order[k]] = static_cast<uint16_t>(k);
+  nodes_ = std::vector<Node>(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    auto& ns = spec.nodes[order[k]];
+    auto& node = nodes_[k];
+    node.name = ns.name;
+    node.stage = StageRegistry::find(ns.stage)(env);
+    for (auto edge : node.stage->next_names())
+      for (auto& [e, t] : ns.next)
+        if (e == edge) node.target.push_back(pos[index[t]]);
+  }
+}
+
+void Pipeline::run(Burst& in, WorkerContext& ctx) {
+  nodes_[0].in = in;
+  in.clear();
+  uint8_t next[kBurst];
+  for (auto& node : nodes_) {
+    Burst& b = node.in;
+    if (b.empty()) continue;
+    node.calls.inc();
+    node.packets.add(b.n);
+    node.stage->process(b, next, ctx);
+    for (uint16_t i = 0; i < b.n; ++i) {
+      rte_mbuf* m = b.pkts[i];
+      uint8_t e = next[i];
+      if (e == kNextConsumed) continue;
+      if (e == kNextDrop) {
+        ctx.drop(m, meta(m).drop_reason, meta(m).in_port);
+        continue;
+      }
+      nodes_[node.target[e]].in.push(m);
+    }
+    b.clear();
+  }
+}
+
+}  // namespace rs

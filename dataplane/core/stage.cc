@@ -1,0 +1,30 @@
+#include "dataplane/core/stage.h"
+
+#include <map>
+#include <string>
+
+namespace rs {
+namespace {
+std::map<std::string, StageFactory, std::less<>>& registry() {
+  static std::map<std::string, StageFactory, std::less<>> r;
+  return r;
+}
+}  // namespace
+
+bool StageRegistry::add(std::string_view name, StageFactory f) {
+  registry().emplace(std::string(name), f);
+  return true;
+}
+
+StageFactory StageRegistry::find(std::string_view name) {
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : it->second;
+}
+
+std::vector<std::string_view> StageRegistry::names() {
+  std::vector<std::string_view> v;
+  for (auto& [k, f] : registry()) v.push_back(k);
+  return v;
+}
+
+}  // namespace rs

@@ -1,0 +1,60 @@
+#include "dataplane/core/worker.h"
+
+#include <rte_rcu_qsbr.h>
+
+#include "dataplane/io/port.h"
+#include "dataplane/queues/egress_port.h"
+
+namespace rs {
+
+Worker::Worker(uint16_t id_, const PipelineSpec& spec, const StageEnv& env, uint32_t seed)
+    : id(id_), pipeline(spec, env) {
+  for (auto& p : RoutingPolicyRegistry::all()) policies.push_back(p.make(seed + id_));
+  for (auto& p : policies) policy_ptrs.push_back(p.get());
+  ctx.worker = id;
+  ctx.counters = &counters;
+  ctx.policies = policy_ptrs.data();
+  ctx.egress = egress_by_port;
+  ctx.handoff = handoff_;
+}
+
+void Worker::flush_handoff() {
+  for (uint16_t w = 0; w < kMaxWorkers; ++w) {
+    Burst& b = handoff_[w];
+    if (b.empty()) continue;
+    const unsigned done = rte_ring_sp_enqueue_burst(outbox[w], reinterpret_cast<void* const*>(b.pkts), b.n, nullptr);
+    for (unsigned i = done; i < b.n; ++i) ctx.drop(b.pkts[i], DropReason::HandoffFull, meta(b.pkts[i]).out_port);
+    b.clear();
+  }
+}
+
+void Worker::poll(uint64_t now_ns) {
+  ctx.now_ns = now_ns;
+  // One snapshot per loop: every stage of every burst in this loop sees the same tables.
+  ctx.fib = fib->load(std::memory_order_acquire);
+  counters.loops.inc();
+  Burst b;
+  for (Port* port : rx_ports) {
+    b.n = port->rx_burst(b.pkts, kBurst, now_ns);
+    if (b.n == 0) continue;
+    counters.rx_bursts.inc();
+    uint64_t bytes = 0;
+    for (uint16_t i = 0; i < b.n; ++i) {
+      meta(b.pkts[i]).in_port = port->id;
+      bytes += b.pkts[i]->pkt_len;
+    }
+    counters.port_rx_pkts[port->id].add(b.n);
+    counters.port_rx_bytes[port->id].add(bytes);
+    pipeline.run(b, ctx);
+    flush_handoff();
+  }
+  for (rte_ring* r : inbox) {
+    rte_mbuf* pkts[kBurst];
+    const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+    for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
+  }
+  for (EgressPort* e : tx_ports) e->transmit(ctx);
+  if (qsbr) rte_rcu_qsbr_quiescent(qsbr, id);
+}
+
+}  // namespace rs

@@ -1,0 +1,41 @@
+// What a stage may touch while processing a burst: the worker's counters, the current FIB
+// snapshot, the time, and the egress side of the traffic manager.
+#pragma once
+#include <rte_mbuf.h>
+#include <rte_ether.h>
+
+#include <cstdint>
+
+#include "dataplane/core/burst.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/core/types.h"
+#include "dataplane/core/worker_counters.h"
+
+namespace rs {
+
+class Fib;
+class EgressPort;
+class RoutingPolicy;
+struct PortLoad;
+
+struct WorkerContext {
+  uint16_t worker = 0;
+  uint64_t now_ns = 0;
+  const Fib* fib = nullptr;
+  WorkerCounters* counters = nullptr;
+  const PortLoad* load = nullptr;
+  RoutingPolicy* const* policies = nullptr;     // indexed by routing policy id
+  const rte_ether_addr* port_mac = nullptr;     // indexed by port id
+  const uint8_t* port_owner = nullptr;          // port id -> worker owning its egress
+  uint16_t num_ports = 0;
+  EgressPort* const* egress = nullptr;          // port id -> egress, valid when owned here
+  Burst* handoff = nullptr;                     // per destination worker, flushed per burst
+
+  // The one way a packet leaves the switch without being sent: counted, then freed.
+  void drop(rte_mbuf* m, DropReason r, uint16_t port) {
+    if (port < kMaxPorts) counters->port_drops[port][static_cast<std::size_t>(r)].inc();
+    rte_pktmbuf_free(m);
+  }
+};
+
+}  // namespace rs

@@ -1,0 +1,22 @@
+// Counters owned by one worker, cache-line aligned so workers never share a line; the stats
+// reader sums them across workers.
+#pragma once
+#include "dataplane/core/counter.h"
+#include "dataplane/core/drop_reason.h"
+#include "dataplane/core/types.h"
+
+namespace rs {
+
+struct alignas(64) WorkerCounters {
+  Counter port_rx_pkts[kMaxPorts];
+  Counter port_rx_bytes[kMaxPorts];
+  Counter port_tx_pkts[kMaxPorts];
+  Counter port_tx_bytes[kMaxPorts];
+  // Drops are charged to the port where they happen: the ingress port in the pipeline, the
+  // egress port in the traffic manager.
+  Counter port_drops[kMaxPorts][kNumDropReasons];
+  Counter loops;
+  Counter rx_bursts;
+};
+
+}  // namespace rs

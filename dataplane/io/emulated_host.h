@@ -1,0 +1,68 @@
+// An in-process RoCE host on a switch port: it sends RoCEv2 flows (valid ICRC, one QP each)
+// at configured rates, limited by its own link, and counts and checks what the switch sends
+// it. No ethdev, no NIC, no files: the embedded demo and the tests run on it.
+#pragma once
+#include <rte_mempool.h>
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "dataplane/core/counter.h"
+#include "dataplane/io/port.h"
+#include "dataplane/queues/shaper.h"
+
+namespace rs {
+
+struct HostFlowSpec {
+  uint32_t dst_ip = 0;   // network order
+  double rate_gbps = 1;  // offered load, L2 wire rate
+  uint8_t dscp = 26;
+  uint8_t ecn = 2;       // ECT(0): RoCE NICs running DCQCN mark their packets ECN-capable
+  uint32_t payload = 1024;
+  uint32_t qp = 0x11;
+  uint8_t opcode = 0x04;  // RC SEND_ONLY
+  uint64_t start_ns = 0;
+  uint64_t stop_ns = UINT64_MAX;
+};
+
+struct HostSpec {
+  uint32_t ip = 0;  // network order
+  rte_ether_addr mac{};
+  std::vector<HostFlowSpec> flows;
+};
+
+class EmulatedHost final : public Port {
+ public:
+  // `switch_mac` is the MAC of the switch port the host is cabled to (its gateway).
+  EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool, uint64_t now_ns);
+
+  uint16_t rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;  // host -> switch
+  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;  // switch -> host
+  const char* kind() const override { return "emulated_host"; }
+  void stats(nlohmann::json& j) const override;
+
+  uint64_t sent_packets() const { return tx_pkts_.get(); }
+  uint64_t received_packets() const { return rx_pkts_.get(); }
+  uint64_t icrc_bad() const { return icrc_bad_.get(); }
+
+ private:
+  struct Flow {
+    HostFlowSpec spec;
+    std::vector<uint8_t> tmpl;  // whole frame, PSN and ICRC patched per packet
+    uint32_t psn = 0;
+    Shaper rate;
+    Counter sent;
+  };
+  rte_mbuf* build(Flow& f);
+
+  HostSpec spec_;
+  rte_mempool* pool_;
+  Shaper link_;
+  std::deque<Flow> flows_;  // Flow holds counters: never moved
+  std::size_t rr_ = 0;
+  Counter tx_pkts_, tx_bytes_, alloc_fail_;
+  Counter rx_pkts_, rx_bytes_, rx_roce_, icrc_bad_, rx_ce_;
+};
+
+}  // namespace rs

@@ -1,0 +1,32 @@
+// A switch port: anything that can receive and transmit bursts of mbufs. DPDK ethdevs are one
+// kind; emulated hosts (and later emulated fabric links) are others that need no ethdev, so a
+// fabric is not limited by RTE_MAX_ETHPORTS.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <string>
+
+namespace rs {
+
+class Port {
+ public:
+  virtual ~Port() = default;
+  // Returns up to n received packets, owned by the caller.
+  virtual uint16_t rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) = 0;
+  // Takes ownership of the first `return value` packets; the caller keeps the rest.
+  virtual uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) = 0;
+  virtual const char* kind() const = 0;
+  virtual void stop() {}
+  // Port-kind specific figures for the stats file (emulated host flows, ethdev xstats...).
+  virtual void stats(nlohmann::json&) const {}
+
+  std::string name;
+  rte_ether_addr mac{};
+  double speed_gbps = 100.0;
+  uint16_t id = 0;
+};
+
+}  // namespace rs

@@ -1,0 +1,19 @@
+// Classic ECMP: the 5-tuple hash picks a slot of the group's redirection table. Stateless, so
+// a flow (one RoCE QP) always takes one path and never reorders.
+#include "dataplane/policies/routing/routing_policy.h"
+
+namespace rs {
+namespace {
+
+class EcmpHash final : public RoutingPolicy {
+ public:
+  explicit EcmpHash(uint32_t) {}
+  uint32_t select(const PacketMeta& m, const NextHopGroup& g, const PortLoad&, uint64_t) override {
+    return g.table[m.flow_hash & g.mask];
+  }
+};
+
+REGISTER_ROUTING_POLICY(EcmpHash, "ecmp_hash");
+
+}  // namespace
+}  // namespace rs

@@ -1,0 +1,110 @@
+#include "dataplane/queues/egress_port.h"
+
+#include "dataplane/io/port.h"
+#include "dataplane/policies/routing/routing_policy.h"
+
+namespace rs {
+
+EgressPort::EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns)
+    : id_(port_id), port_(port), cfg_(cfg) {
+  for (int q = 0; q < 8; ++q) {
+    q_[q] = std::make_unique<PacketFifo>(cfg.limits[q].packets);
+    if (cfg.sched[q] == QueueSched::Strict) strict_mask_ |= static_cast<uint8_t>(1u << q);
+    dwrr_.set_weight(q, cfg.weights[q]);
+  }
+  shaper_.configure(cfg.speed_gbps, now_ns);
+}
+
+void EgressPort::publish_depth(int q) {
+  qc_[q].depth_packets.set(q_[q]->packets());
+  qc_[q].depth_bytes.set(q_[q]->bytes());
+  if (load_) {
+    uint64_t total = 0;
+    for (auto& f : q_) total += f->bytes();
+    load_->queued_bytes[id_].set(total);
+  }
+}
+
+void EgressPort::enqueue(rte_mbuf* m, WorkerContext& ctx) {
+  const int q = meta(m).queue & 7;
+  PacketFifo& f = *q_[q];
+  DropReason r = DropReason::None;
+  if (f.packets() >= cfg_.limits[q].packets) r = DropReason::TailDropPackets;
+  else if (f.bytes() + m->pkt_len > cfg_.limits[q].bytes) r = DropReason::TailDropBytes;
+  if (r != DropReason::None) {
+    qc_[q].drops[static_cast<std::size_t>(r)].inc();
+    ctx.drop(m, r, id_);
+    return;
+  }
+  f.push(m);
+  qc_[q].enq_packets.inc();
+  qc_[q].enq_bytes.add(m->pkt_len);
+  qc_[q].peak_packets.max_with(f.packets());
+  qc_[q].peak_bytes.max_with(f.bytes());
+  publish_depth(q);
+}
+
+int EgressPort::pick(uint8_t nonempty) {
+  const uint8_t eligible = nonempty & static_cast<uint8_t>(~paused_mask_);
+  const int sq = StrictPriority::select(eligible & strict_mask_);
+  if (sq >= 0) return sq;
+  uint32_t head_len[8] = {};
+  const uint8_t dw = eligible & static_cast<uint8_t>(~strict_mask_);
+  for (int q = 0; q < 8; ++q)
+    if (dw & (1u << q)) head_len[q] = q_[q]->front()->pkt_len;
+  return dwrr_.select(dw, head_len);
+}
+
+uint16_t EgressPort::transmit(WorkerContext& ctx) {
+  shaper_.refill(ctx.now_ns);
+  rte_mbuf* out[kBurst];
+  uint16_t n = 0;
+  uint8_t touched = 0;
+  while (n < kBurst && shaper_.can_send()) {
+    uint8_t nonempty = 0;
+    for (int q = 0; q < 8; ++q)
+      if (!q_[q]->empty()) nonempty |= static_cast<uint8_t>(1u << q);
+    const int q = pick(nonempty);
+    if (q < 0) break;
+    rte_mbuf* m = q_[q]->pop();
+    const uint32_t len = m->pkt_len;
+    if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, q_[q]->empty());
+    shaper_.consume(len);
+    qc_[q].deq_packets.inc();
+    qc_[q].deq_bytes.add(len);
+    touched |= static_cast<uint8_t>(1u << q);
+    out[n++] = m;
+  }
+  if (n == 0) return 0;
+  for (int q = 0; q < 8; ++q)
+    if (touched & (1u << q)) publish_depth(q);
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < n; ++i) bytes += out[i]->pkt_len;
+  const uint16_t sent = port_->tx_burst(out, n, ctx.now_ns);
+  for (uint16_t i = sent; i < n; ++i) {
+    bytes -= out[i]->pkt_len;
+    ctx.drop(out[i], DropReason::TxFull, id_);
+  }
+  ctx.counters->port_tx_pkts[id_].add(sent);
+  ctx.counters->port_tx_bytes[id_].add(bytes);
+  return sent;
+}
+
+void EgressPort::flush(WorkerContext& ctx, DropReason reason) {
+  for (int q = 0; q < 8; ++q) {
+    while (!q_[q]->empty()) {
+      qc_[q].drops[static_cast<std::size_t>(reason)].inc();
+      ctx.drop(q_[q]->pop(), reason, id_);
+    }
+    dwrr_.on_empty(q);
+    publish_depth(q);
+  }
+}
+
+uint64_t EgressPort::queued_packets() const {
+  uint64_t n = 0;
+  for (auto& c : qc_) n += c.depth_packets.get();
+  return n;
+}
+
+}  // namespace rs

@@ -1,0 +1,64 @@
+// The egress half of a switch port: 8 priority queues with per-queue limits, the scheduler
+// (strict queues first, DWRR among the rest) and the shaper at the port's link rate. Owned by
+// exactly one worker; others hand packets over through rings.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "dataplane/core/counter.h"
+#include "dataplane/core/drop_reason.h"
+#include "dataplane/core/worker_context.h"
+#include "dataplane/policies/sched/dwrr.h"
+#include "dataplane/policies/sched/strict_priority.h"
+#include "dataplane/queues/packet_fifo.h"
+#include "dataplane/queues/queue_config.h"
+#include "dataplane/queues/shaper.h"
+
+namespace rs {
+
+class Port;
+struct PortLoad;
+
+struct QueueCounters {
+  Counter enq_packets, enq_bytes;
+  Counter deq_packets, deq_bytes;
+  Counter depth_packets, depth_bytes;  // current; written by the owner after each change
+  Counter peak_packets, peak_bytes;
+  Counter drops[kNumDropReasons];
+};
+
+class EgressPort {
+ public:
+  EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns);
+
+  // Takes ownership: queues the packet or drops it with a counted reason.
+  void enqueue(rte_mbuf* m, WorkerContext& ctx);
+  // Sends what the scheduler and shaper allow at `now`; returns packets handed to the port.
+  uint16_t transmit(WorkerContext& ctx);
+  // Drops everything still queued (stop/shutdown), counted under `reason`.
+  void flush(WorkerContext& ctx, DropReason reason);
+
+  uint16_t id() const { return id_; }
+  const QueueCounters& queue(int q) const { return qc_[q]; }
+  uint64_t queued_packets() const;
+  const EgressConfig& config() const { return cfg_; }
+  void set_load_view(PortLoad* load) { load_ = load; }
+
+ private:
+  int pick(uint8_t nonempty);
+  void publish_depth(int q);
+
+  uint16_t id_;
+  Port* port_;
+  EgressConfig cfg_;
+  std::array<std::unique_ptr<PacketFifo>, 8> q_;
+  std::array<QueueCounters, 8> qc_;
+  uint8_t strict_mask_ = 0;
+  uint8_t paused_mask_ = 0;  // PFC pause lands here (a paused queue is ineligible)
+  Dwrr dwrr_;
+  Shaper shaper_;
+  PortLoad* load_ = nullptr;
+};
+
+}  // namespace rs

@@ -1,0 +1,48 @@
+// A single-owner FIFO of mbufs with byte accounting. Not rte_ring: the scheduler must peek at
+// the head packet's length before deciding to send it, and only one lcore ever touches it.
+#pragma once
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace rs {
+
+class PacketFifo {
+ public:
+  explicit PacketFifo(uint32_t max_packets) {
+    cap_ = 1;
+    while (cap_ < max_packets) cap_ <<= 1;
+    slots_ = static_cast<rte_mbuf**>(rte_zmalloc("pkt_fifo", sizeof(rte_mbuf*) * cap_, 64));
+    if (!slots_) throw std::runtime_error("out of memory for a queue");
+  }
+  ~PacketFifo() { rte_free(slots_); }
+  PacketFifo(const PacketFifo&) = delete;
+  PacketFifo& operator=(const PacketFifo&) = delete;
+
+  bool full() const { return tail_ - head_ == cap_; }
+  bool empty() const { return tail_ == head_; }
+  uint32_t packets() const { return tail_ - head_; }
+  uint64_t bytes() const { return bytes_; }
+  rte_mbuf* front() const { return slots_[head_ & (cap_ - 1)]; }
+
+  void push(rte_mbuf* m) {
+    slots_[tail_++ & (cap_ - 1)] = m;
+    bytes_ += m->pkt_len;
+  }
+  rte_mbuf* pop() {
+    rte_mbuf* m = slots_[head_++ & (cap_ - 1)];
+    bytes_ -= m->pkt_len;
+    return m;
+  }
+
+ private:
+  rte_mbuf** slots_ = nullptr;
+  uint32_t cap_ = 0;
+  uint32_t head_ = 0;
+  uint32_t tail_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace rs

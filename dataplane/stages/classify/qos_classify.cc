@@ -1,0 +1,23 @@
+#include "dataplane/stages/classify/qos_classify.h"
+
+namespace rs {
+
+void QosClassify::process(Burst& in, uint8_t* next, WorkerContext&) {
+  for (uint16_t i = 0; i < in.n; ++i) {
+    PacketMeta& pm = meta(in.pkts[i]);
+    // PCP trust only applies to tagged frames; untagged ones fall back to DSCP.
+    if (maps_.trust == QosTrust::Pcp && (pm.flags & meta_flag::kVlan)) {
+      pm.tc = maps_.pcp_to_tc[pm.pcp];
+      count(ByPcp);
+    } else {
+      pm.tc = maps_.dscp_to_tc[pm.dscp];
+      count(ByDscp);
+    }
+    pm.queue = maps_.tc_to_queue[pm.tc];
+    next[i] = pm.l3 == L3Type::Ipv6 ? Ipv6 : Ipv4;
+  }
+}
+
+REGISTER_STAGE(QosClassify);
+
+}  // namespace rs

@@ -1,0 +1,24 @@
+// P4 tables dscp_to_tc / pcp_to_tc / tc_to_queue: trust DSCP (default) or the VLAN PCP.
+// Reads meta dscp, pcp, l3; writes meta tc, queue. Splits IPv4 from IPv6 for the LPM stages.
+#pragma once
+#include "dataplane/core/stage.h"
+#include "dataplane/tables/qos_maps.h"
+
+namespace rs {
+
+class QosClassify final : public StageBase<QosClassify> {
+ public:
+  static constexpr std::string_view kName = "qos_classify";
+  enum Next : uint8_t { Ipv4, Ipv6 };
+  static constexpr std::array<std::string_view, 2> kNext = {"ipv4", "ipv6"};
+  enum Ctr : uint8_t { ByDscp, ByPcp };
+  static constexpr std::array<std::string_view, 2> kCounters = {"by_dscp", "by_pcp"};
+
+  explicit QosClassify(const StageEnv& env) : maps_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
+  void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
+
+ private:
+  QosMaps maps_;
+};
+
+}  // namespace rs

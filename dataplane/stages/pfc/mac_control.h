@@ -1,0 +1,20 @@
+// MAC control frames (EtherType 0x8808: 802.3x PAUSE, 802.1Qbb PFC) are link-local: consumed
+// here, never forwarded, and counted by kind. A frame of the wrong size or opcode is counted
+// as malformed.
+#pragma once
+#include "dataplane/core/stage.h"
+
+namespace rs {
+
+class MacControl final : public StageBase<MacControl> {
+ public:
+  static constexpr std::string_view kName = "mac_control";
+  static constexpr std::array<std::string_view, 0> kNext = {};
+  enum Ctr : uint8_t { Pause, Pfc, Malformed };
+  static constexpr std::array<std::string_view, 3> kCounters = {"pause", "pfc", "malformed"};
+
+  explicit MacControl(const StageEnv&) {}
+  void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
+};
+
+}  // namespace rs

@@ -1,0 +1,100 @@
+#include "dataplane/tables/fib.h"
+
+#include <fmt/core.h>
+#include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+
+#include <atomic>
+#include <stdexcept>
+
+namespace rs {
+namespace {
+// DPDK object names must be unique per process.
+std::string unique_name(const char* prefix) {
+  static std::atomic<uint32_t> seq{0};
+  return fmt::format("{}{}", prefix, seq.fetch_add(1));
+}
+}  // namespace
+
+Fib::Fib() = default;
+
+Fib::~Fib() {
+  if (v4_) rte_lpm_free(v4_);
+  if (v6_) rte_lpm6_free(v6_);
+}
+
+uint32_t Fib::add_nexthop(const NextHop& nh) {
+  nexthops_.push_back(nh);
+  return static_cast<uint32_t>(nexthops_.size() - 1);
+}
+
+std::vector<uint32_t> Fib::build_table(const std::vector<uint32_t>& members, uint32_t size) {
+  std::vector<uint32_t> t(size);
+  for (uint32_t i = 0; i < size; ++i) t[i] = members[i % members.size()];
+  return t;
+}
+
+uint32_t Fib::add_group(NextHopGroup g) {
+  if (g.members.empty()) throw std::runtime_error(fmt::format("group '{}' has no members", g.name));
+  for (uint32_t m : g.members)
+    if (m >= nexthops_.size()) throw std::runtime_error(fmt::format("group '{}': bad next hop {}", g.name, m));
+  if (g.table.empty()) {
+    uint32_t size = 1;
+    while (size < g.members.size()) size <<= 1;
+    if (size < 64) size = 64;
+    g.table = build_table(g.members, size);
+  }
+  if ((g.table.size() & (g.table.size() - 1)) != 0)
+    throw std::runtime_error(fmt::format("group '{}': table size {} is not a power of two", g.name, g.table.size()));
+  g.mask = static_cast<uint32_t>(g.table.size() - 1);
+  groups_.push_back(std::move(g));
+  return static_cast<uint32_t>(groups_.size() - 1);
+}
+
+void Fib::ensure_v4(uint32_t max_routes) {
+  if (v4_) return;
+  rte_lpm_config cfg{};
+  cfg.max_rules = max_routes;
+  cfg.number_tbl8s = 1u << 12;
+  v4_ = rte_lpm_create(unique_name("fib4_").c_str(), SOCKET_ID_ANY, &cfg);
+  if (!v4_) throw std::runtime_error(fmt::format("rte_lpm_create failed: {}", rte_strerror(rte_errno)));
+}
+
+void Fib::ensure_v6(uint32_t max_routes) {
+  if (v6_) return;
+  rte_lpm6_config cfg{};
+  cfg.max_rules = max_routes;
+  cfg.number_tbl8s = 1u << 12;
+  v6_ = rte_lpm6_create(unique_name("fib6_").c_str(), SOCKET_ID_ANY, &cfg);
+  if (!v6_) throw std::runtime_error(fmt::format("rte_lpm6_create failed: {}", rte_strerror(rte_errno)));
+}
+
+void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
+  if (r.group >= groups_.size()) throw std::runtime_error(fmt::format("route to unknown group {}", r.group));
+  int rc;
+  if (r.ipv6) {
+    ensure_v6(max_routes_hint);
+    rc = rte_lpm6_add(v6_, r.addr, r.depth, r.group);
+  } else {
+    ensure_v4(max_routes_hint);
+    uint32_t a = static_cast<uint32_t>(r.addr[0]) << 24 | static_cast<uint32_t>(r.addr[1]) << 16 |
+                 static_cast<uint32_t>(r.addr[2]) << 8 | r.addr[3];
+    rc = rte_lpm_add(v4_, a, r.depth, r.group);
+  }
+  if (rc < 0) throw std::runtime_error(fmt::format("route add failed: {}", rte_strerror(-rc)));
+  ++routes_;
+}
+
+bool Fib::lookup4(uint32_t dst_be, uint32_t& group) const {
+  if (!v4_) return false;
+  return rte_lpm_lookup(v4_, rte_be_to_cpu_32(dst_be), &group) == 0;
+}
+
+bool Fib::lookup6(const uint8_t dst[16], uint32_t& group) const {
+  if (!v6_) return false;
+  return rte_lpm6_lookup(v6_, dst, &group) == 0;
+}
+
+}  // namespace rs

@@ -1,0 +1,73 @@
+// The forwarding information base: LPM tables (P4 ipv4_lpm / ipv6_lpm), next hops and
+// next-hop groups (ecmp_group / ecmp_member). Immutable once published: the control plane
+// builds a new Fib and swaps one pointer; workers read it between quiescent states.
+#pragma once
+#include <rte_ether.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct rte_lpm;
+struct rte_lpm6;
+
+namespace rs {
+
+struct NextHop {
+  uint16_t port;
+  rte_ether_addr mac;
+};
+
+struct NextHopGroup {
+  std::string name;
+  uint16_t policy = 0;             // index into the routing policy registry
+  uint32_t mask = 0;               // table.size() - 1; the table size is a power of two
+  std::vector<uint32_t> members;   // next-hop indices
+  std::vector<uint32_t> table;     // redirection table: hash slot -> next-hop index
+};
+
+struct RouteSpec {
+  bool ipv6 = false;
+  uint8_t addr[16]{};  // IPv4 in the first 4 bytes, network order
+  uint8_t depth = 0;
+  uint32_t group = 0;
+};
+
+class Fib {
+ public:
+  Fib();
+  ~Fib();
+  Fib(const Fib&) = delete;
+  Fib& operator=(const Fib&) = delete;
+
+  // Start-up / control-plane side. Throws std::runtime_error with a reason on failure.
+  uint32_t add_nexthop(const NextHop& nh);
+  uint32_t add_group(NextHopGroup g);  // fills table by replication of members when empty
+  void add_route(const RouteSpec& r, uint32_t max_routes_hint = 4096);
+
+  // Fast-path side.
+  bool lookup4(uint32_t dst_be, uint32_t& group) const;
+  bool lookup6(const uint8_t dst[16], uint32_t& group) const;
+  const NextHopGroup& group(uint32_t id) const { return groups_[id]; }
+  const NextHop& nexthop(uint32_t id) const { return nexthops_[id]; }
+  std::size_t num_groups() const { return groups_.size(); }
+  std::size_t num_nexthops() const { return nexthops_.size(); }
+  std::size_t num_routes() const { return routes_; }
+
+  // Builds the redirection table: each member gets table_size / members slots (weights by
+  // replication), interleaved so a power-of-two mask spreads flows evenly.
+  static std::vector<uint32_t> build_table(const std::vector<uint32_t>& members, uint32_t size);
+
+ private:
+  void ensure_v4(uint32_t max_routes);
+  void ensure_v6(uint32_t max_routes);
+
+  rte_lpm* v4_ = nullptr;
+  rte_lpm6* v6_ = nullptr;
+  std::vector<NextHop> nexthops_;
+  std::vector<NextHopGroup> groups_;
+  std::size_t routes_ = 0;
+};
+
+}  // namespace rs
