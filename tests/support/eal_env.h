@@ -3,10 +3,10 @@
 #pragma once
 #include <rte_mempool.h>
 
-namespace rs::test {
-
 #include <string>
 #include <vector>
+
+namespace rs::test {
 
 // Idempotent; `extra` EAL args (e.g. --vdev=...) only take effect on the first call.
 void init_test_eal(const std::vector<std::string>& extra = {});
