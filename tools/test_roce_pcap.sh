@@ -1,9 +1,10 @@
 #!/bin/bash
 # Self-test of tools/roce_pcap.py (needs /usr/bin/python3 with scapy; tshark optional).
-# Usage: tools/test_roce_pcap.sh [CAPTURE_DIR]   (default /work/shared/captures/rocev2)
+# Usage: tools/test_roce_pcap.sh [CAPTURE_DIR]   (default ../shared/captures/rocev2 beside the checkout)
 set -u
 T="$(cd "$(dirname "$0")" && pwd)/roce_pcap.py"
-CAPS="${1:-/work/shared/captures/rocev2}"
+# Real captures are read in place from the shared folder beside the checkout, never copied in.
+CAPS="${1:-$(cd "$(dirname "$0")/../.." && pwd)/shared/captures/rocev2}"
 D="$(mktemp -d)"
 trap 'rm -rf "$D"' EXIT
 fails=0; n=0

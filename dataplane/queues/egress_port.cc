@@ -18,11 +18,7 @@ EgressPort::EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, ui
 void EgressPort::publish_depth(int q) {
   qc_[q].depth_packets.set(q_[q]->packets());
   qc_[q].depth_bytes.set(q_[q]->bytes());
-  if (load_) {
-    uint64_t total = 0;
-    for (auto& f : q_) total += f->bytes();
-    load_->queued_bytes[id_].set(total);
-  }
+  if (load_) load_->queued_bytes[id_].set(total_bytes_);
 }
 
 void EgressPort::enqueue(rte_mbuf* m, WorkerContext& ctx) {
@@ -37,6 +33,8 @@ void EgressPort::enqueue(rte_mbuf* m, WorkerContext& ctx) {
     return;
   }
   f.push(m);
+  nonempty_mask_ |= static_cast<uint8_t>(1u << q);
+  total_bytes_ += m->pkt_len;
   qc_[q].enq_packets.inc();
   qc_[q].enq_bytes.add(m->pkt_len);
   qc_[q].peak_packets.max_with(f.packets());
@@ -61,14 +59,14 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   uint16_t n = 0;
   uint8_t touched = 0;
   while (n < kBurst && shaper_.can_send()) {
-    uint8_t nonempty = 0;
-    for (int q = 0; q < 8; ++q)
-      if (!q_[q]->empty()) nonempty |= static_cast<uint8_t>(1u << q);
-    const int q = pick(nonempty);
+    const int q = pick(nonempty_mask_);
     if (q < 0) break;
     rte_mbuf* m = q_[q]->pop();
     const uint32_t len = m->pkt_len;
-    if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, q_[q]->empty());
+    total_bytes_ -= len;
+    const bool now_empty = q_[q]->empty();
+    if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+    if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
     shaper_.consume(len);
     qc_[q].deq_packets.inc();
     qc_[q].deq_bytes.add(len);
@@ -94,8 +92,11 @@ void EgressPort::flush(WorkerContext& ctx, DropReason reason) {
   for (int q = 0; q < 8; ++q) {
     while (!q_[q]->empty()) {
       qc_[q].drops[static_cast<std::size_t>(reason)].inc();
-      ctx.drop(q_[q]->pop(), reason, id_);
+      rte_mbuf* m = q_[q]->pop();
+      total_bytes_ -= m->pkt_len;
+      ctx.drop(m, reason, id_);
     }
+    nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
     dwrr_.on_empty(q);
     publish_depth(q);
   }

@@ -55,7 +55,9 @@ class EgressPort {
   std::array<std::unique_ptr<PacketFifo>, 8> q_;
   std::array<QueueCounters, 8> qc_;
   uint8_t strict_mask_ = 0;
-  uint8_t paused_mask_ = 0;  // PFC pause lands here (a paused queue is ineligible)
+  uint8_t paused_mask_ = 0;    // PFC pause lands here (a paused queue is ineligible)
+  uint8_t nonempty_mask_ = 0;  // kept per push/pop so the scheduler never scans 8 queues
+  uint64_t total_bytes_ = 0;   // all queues, for the adaptive-routing load view
   Dwrr dwrr_;
   Shaper shaper_;
   PortLoad* load_ = nullptr;

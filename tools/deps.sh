@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages roceswitch builds and tests with, only those that are missing.
+# Sourced or run by tools/demo.sh and tools/test.sh; needs root (or sudo) on Debian 12.
+set -euo pipefail
+
+RS_PACKAGES=(dpdk dpdk-dev libdpdk-dev rdma-core libibverbs-dev libfmt-dev nlohmann-json3-dev
+  libyaml-cpp-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev meson ninja-build pkg-config g++
+  libpcap-dev tshark python3-scapy iproute2 iputils-ping)
+
+missing=()
+for p in "${RS_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#RS_PACKAGES[@]} Debian packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "deps: installing ${#missing[@]} Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; the answer does not matter here.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "deps: done"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test: installs what is missing, builds a release tree and an AddressSanitizer +
+# UndefinedBehaviorSanitizer tree from scratch when absent, runs all suites (unit, integration,
+# e2e) in the first and unit + integration in the second, and ends with one summary line.
+set -uo pipefail
+top="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$top"
+bash tools/deps.sh || exit 1
+bash tools/build.sh build || exit 1
+bash tools/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized -Dperf=false || exit 1
+
+status=0
+echo "test: release build, all suites"
+meson test -C build --print-errorlogs --num-processes 2 || status=1
+echo "test: sanitizer build, unit + integration"
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  meson test -C build-asan --suite unit --suite integration --print-errorlogs --num-processes 2 \
+  --timeout-multiplier 3 || status=1
+
+# One closing line over both runs, counted from meson's own logs.
+/usr/bin/python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+import json, sys
+ok = bad = skip = 0
+for path in sys.argv[1:]:
+    for line in open(path):
+        r = json.loads(line).get("result")
+        if r in ("OK", "EXPECTEDFAIL"): ok += 1
+        elif r == "SKIP": skip += 1
+        else: bad += 1
+print(f"tests: {ok} passed, {bad} failed, {skip} skipped")
+PY
+exit $status
