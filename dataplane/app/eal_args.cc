@@ -42,6 +42,11 @@ std::vector<int> allowed_cpus() {
 
 }  // namespace
 
+bool user_chose_lcores(const std::vector<std::string>& user_eal) {
+  if (user_eal.size() < 2) return false;
+  return has(std::vector<std::string>(user_eal.begin() + 1, user_eal.end()), {"-l", "-c", "--lcores"});
+}
+
 EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers, long hugepages_free) {
   EalPlan plan;
   plan.args = user_eal;

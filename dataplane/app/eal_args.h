@@ -12,6 +12,9 @@ struct EalPlan {
   std::vector<std::string> notes;  // one line each, printed before rte_eal_init
 };
 
+// True when the user chose the lcores (-l, -c, --lcores): then the core list sets the worker count.
+bool user_chose_lcores(const std::vector<std::string>& user_eal);
+
 // `hugepages_free` < 0 means "read /proc/meminfo".
 EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers, long hugepages_free = -1);
 

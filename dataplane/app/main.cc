@@ -7,6 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -36,7 +37,8 @@ options:
   --duration SECONDS     stop after this long (0 = until SIGINT/SIGTERM; default: the config's
                          switch.duration_s, 10 for the demo)
   --stats-json FILE      write every counter as JSON at exit
-  --workers N            worker lcores (overrides switch.workers)
+  --workers N            worker lcores (default: the EAL core list minus the main lcore when
+                         one is given with -l/-c/--lcores, else switch.workers, else 1)
   --log-level LEVEL      error|warn|info|debug (default info)
   --check-config         validate the configuration and pipeline, then exit (0 ok, 2 bad)
   --print-pipeline FMT   print the pipeline graph (dot|text) and exit
@@ -175,6 +177,17 @@ int main(int argc, char** argv) {
   if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0) {
     fmt::print(stderr, "roceswitch: EAL init failed: {}\n", rte_strerror(rte_errno));
     return 1;
+  }
+  // --workers wins; else a core list the user gave sets the count (one main lcore, the rest work).
+  if (!opt.workers && rs::user_chose_lcores(eal_user) && rte_lcore_count() > 1) {
+    cfg.workers = static_cast<uint16_t>(std::min<unsigned>(rs::kMaxWorkers, rte_lcore_count() - 1));
+    for (std::size_t i = 0; i < cfg.ports.size(); ++i)
+      if (cfg.ports[i].worker >= cfg.workers) {
+        fmt::print(stderr, "roceswitch: bad configuration: {}: ports[{}].worker: worker {} but the core list gives {} workers\n",
+                   cfg.source, i, cfg.ports[i].worker, cfg.workers);
+        rte_eal_cleanup();
+        return 2;
+      }
   }
   if (rte_lcore_count() < static_cast<unsigned>(cfg.workers) + 1) {
     fmt::print(stderr, "roceswitch: {} workers need {} lcores (main + workers), EAL has {}\n", cfg.workers,

@@ -53,3 +53,18 @@ TEST(EalArgs, OneLcorePerWorkerPlusMain) {
 
 }  // namespace
 }  // namespace rs
+
+namespace rs {
+namespace {
+
+TEST(EalArgs, CoreListIsNoticed) {
+  EXPECT_FALSE(user_chose_lcores({"roceswitch"}));
+  EXPECT_FALSE(user_chose_lcores({"roceswitch", "--no-huge"}));
+  EXPECT_TRUE(user_chose_lcores({"roceswitch", "-l", "0-2"}));
+  EXPECT_TRUE(user_chose_lcores({"roceswitch", "-l0-2"}));
+  EXPECT_TRUE(user_chose_lcores({"roceswitch", "--lcores=0@0,1@1"}));
+  EXPECT_FALSE(user_chose_lcores({"roceswitch", "--log-level=lib.*:error"}));
+}
+
+}  // namespace
+}  // namespace rs
