@@ -102,7 +102,7 @@ class Reader {
         fail(n, path, fmt::format("bad prefix length in '{}'", s));
       }
     }
-    if (len < (r.ipv6 ? 1 : 0) || len > max_len) fail(n, path, fmt::format("prefix length {} out of range", len));
+    if (len < 0 || len > max_len) fail(n, path, fmt::format("prefix length {} out of range", len));
     r.depth = static_cast<uint8_t>(len);
     return r;
   }

@@ -15,6 +15,7 @@ namespace rs {
   X(MalformedIpv4, "malformed_ipv4")                                         \
   X(BadIpv4Ihl, "bad_ipv4_ihl")                                              \
   X(BadIpv4Length, "bad_ipv4_length")                                        \
+  X(BadIpv4Checksum, "bad_ipv4_checksum")                                    \
   X(MalformedIpv6, "malformed_ipv6")                                         \
   X(BadIpv6Length, "bad_ipv6_length")                                        \
   X(MalformedUdp, "malformed_udp")                                           \

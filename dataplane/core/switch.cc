@@ -34,6 +34,8 @@ std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg) {
       ng.members.push_back(nh);
       for (uint32_t k = 0; k < m.weight; ++k) weighted.push_back(nh);
     }
+    // SwitchConfig is also built without the YAML loader: check what build_table divides by.
+    if (weighted.empty()) throw std::runtime_error(fmt::format("group '{}': no member with a weight above 0", g.name));
     ng.table = Fib::build_table(weighted, g.table_size);
     fib->add_group(std::move(ng));
   }

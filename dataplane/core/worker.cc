@@ -35,18 +35,24 @@ void Worker::poll(uint64_t now_ns) {
   counters.loops.inc();
   Burst b;
   for (Port* port : rx_ports) {
-    b.n = port->rx_burst(b.pkts, kBurst, now_ns);
-    if (b.n == 0) continue;
-    counters.rx_bursts.inc();
-    uint64_t bytes = 0;
-    for (uint16_t i = 0; i < b.n; ++i) {
-      meta(b.pkts[i]).in_port = port->id;
-      bytes += b.pkts[i]->pkt_len;
+    // A busy port gets a few bursts per loop (as l3fwd drains its rx ring), so each egress
+    // transmit below sends more than a handful of packets per call.
+    for (int k = 0; k < kRxBurstsPerPoll; ++k) {
+      const uint16_t n = port->rx_burst(b.pkts, kBurst, now_ns);
+      if (n == 0) break;
+      b.n = n;
+      counters.rx_bursts.inc();
+      uint64_t bytes = 0;
+      for (uint16_t i = 0; i < n; ++i) {
+        meta(b.pkts[i]).in_port = port->id;
+        bytes += b.pkts[i]->pkt_len;
+      }
+      counters.port_rx_pkts[port->id].add(n);
+      counters.port_rx_bytes[port->id].add(bytes);
+      pipeline.run(b, ctx);  // consumes b
+      flush_handoff();
+      if (n < kBurst) break;
     }
-    counters.port_rx_pkts[port->id].add(b.n);
-    counters.port_rx_bytes[port->id].add(bytes);
-    pipeline.run(b, ctx);
-    flush_handoff();
   }
   for (rte_ring* r : inbox) {
     rte_mbuf* pkts[kBurst];

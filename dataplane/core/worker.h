@@ -20,6 +20,8 @@ class EgressPort;
 
 class Worker {
  public:
+  static constexpr int kRxBurstsPerPoll = 4;
+
   Worker(uint16_t id, const PipelineSpec& spec, const StageEnv& env, uint32_t seed);
 
   void poll(uint64_t now_ns);

@@ -46,14 +46,12 @@ int EgressPort::pick(uint8_t nonempty) {
   const uint8_t eligible = nonempty & static_cast<uint8_t>(~paused_mask_);
   const int sq = StrictPriority::select(eligible & strict_mask_);
   if (sq >= 0) return sq;
-  uint32_t head_len[8] = {};
   const uint8_t dw = eligible & static_cast<uint8_t>(~strict_mask_);
-  for (int q = 0; q < 8; ++q)
-    if (dw & (1u << q)) head_len[q] = q_[q]->front()->pkt_len;
-  return dwrr_.select(dw, head_len);
+  return dwrr_.select_by(dw, [this](int q) { return q_[q]->front()->pkt_len; });
 }
 
 uint16_t EgressPort::transmit(WorkerContext& ctx) {
+  if (!nonempty_mask_) return 0;  // nothing queued: a later refill yields the same (capped) credit
   shaper_.refill(ctx.now_ns);
   rte_mbuf* out[kBurst];
   uint16_t n = 0;

@@ -74,7 +74,10 @@ void Fib::ensure_v6(uint32_t max_routes) {
 void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
   if (r.group >= groups_.size()) throw std::runtime_error(fmt::format("route to unknown group {}", r.group));
   int rc;
-  if (r.ipv6) {
+  if (r.depth == 0) {
+    (r.ipv6 ? default_v6_ : default_v4_) = r.group;
+    rc = 0;
+  } else if (r.ipv6) {
     ensure_v6(max_routes_hint);
     rc = rte_lpm6_add(v6_, r.addr, r.depth, r.group);
   } else {
@@ -88,13 +91,17 @@ void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
 }
 
 bool Fib::lookup4(uint32_t dst_be, uint32_t& group) const {
-  if (!v4_) return false;
-  return rte_lpm_lookup(v4_, rte_be_to_cpu_32(dst_be), &group) == 0;
+  if (v4_ && rte_lpm_lookup(v4_, rte_be_to_cpu_32(dst_be), &group) == 0) return true;
+  if (default_v4_ < 0) return false;
+  group = static_cast<uint32_t>(default_v4_);
+  return true;
 }
 
 bool Fib::lookup6(const uint8_t dst[16], uint32_t& group) const {
-  if (!v6_) return false;
-  return rte_lpm6_lookup(v6_, dst, &group) == 0;
+  if (v6_ && rte_lpm6_lookup(v6_, dst, &group) == 0) return true;
+  if (default_v6_ < 0) return false;
+  group = static_cast<uint32_t>(default_v6_);
+  return true;
 }
 
 }  // namespace rs

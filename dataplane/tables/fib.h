@@ -64,6 +64,9 @@ class Fib {
   void ensure_v6(uint32_t max_routes);
 
   rte_lpm* v4_ = nullptr;
+  // rte_lpm and rte_lpm6 take depths from 1: the default routes (/0) live here; -1 = none.
+  int64_t default_v4_ = -1;
+  int64_t default_v6_ = -1;
   rte_lpm6* v6_ = nullptr;
   std::vector<NextHop> nexthops_;
   std::vector<NextHopGroup> groups_;

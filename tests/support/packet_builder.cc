@@ -87,7 +87,7 @@ std::vector<uint8_t> PacketSpec::bytes() const {
             h[9] = l.proto.value_or(proto_of(next));
             if (inet_pton(AF_INET, l.src.c_str(), &h[12]) != 1 || inet_pton(AF_INET, l.dst.c_str(), &h[16]) != 1)
               throw std::invalid_argument("bad IPv4 address");
-            std::memcpy(&h[20], l.options.data(), l.options.size());
+            if (!l.options.empty()) std::memcpy(h.data() + 20, l.options.data(), l.options.size());
             put16(h, 10, l.checksum.value_or(ip_sum(h.data(), hl)));
           } else if constexpr (std::is_same_v<T, Ipv6>) {
             h.resize(40);

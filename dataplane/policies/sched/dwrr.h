@@ -16,6 +16,11 @@ class Dwrr {
 
   // `eligible`: DWRR queues that are non-empty and not paused; head_len[q] their head sizes.
   int select(uint8_t eligible, const uint32_t* head_len) {
+    return select_by(eligible, [head_len](int q) { return head_len[q]; });
+  }
+  // Same, asking for a head length only when the queue's turn comes (cheaper per packet).
+  template <typename HeadLen>
+  int select_by(uint8_t eligible, HeadLen head_len) {
     if (!eligible) return -1;
     for (;;) {
       const int q = cur_;
@@ -24,7 +29,7 @@ class Dwrr {
           deficit_[q] += quantum_[q];
           fresh_ = true;
         }
-        if (deficit_[q] >= head_len[q]) return q;
+        if (deficit_[q] >= head_len(q)) return q;
       }
       cur_ = (cur_ + 1) & 7;
       fresh_ = false;

@@ -54,6 +54,9 @@ uint8_t Parser::parse_one(rte_mbuf* m) {
     if (ihl < 20 || len < off + ihl) return drop(pm, DropReason::BadIpv4Ihl);
     const uint32_t tot = rte_be_to_cpu_16(ip->total_length);
     if (tot < ihl || off + tot > m->pkt_len) return drop(pm, DropReason::BadIpv4Length);
+    // RFC 1812 5.2.2: a router verifies the header checksum; the sum over a valid header,
+    // checksum included, is 0xFFFF. Forwarding a bad one would only move the error downstream.
+    if (rte_raw_cksum(ip, ihl) != 0xFFFF) return drop(pm, DropReason::BadIpv4Checksum);
     pm.l3 = L3Type::Ipv4;
     pm.dscp = ip->type_of_service >> 2;
     pm.ecn = ip->type_of_service & 0x3;
