@@ -52,6 +52,13 @@ class StageBase : public Stage {
  protected:
   template <typename E>
   void count(E e, uint64_t n = 1) { ctr_[static_cast<std::size_t>(e)].add(n); }
+  // Stages tally a burst in a local array and publish once: one store per counter per burst
+  // instead of one per packet.
+  template <std::size_t N>
+  void publish(const std::array<uint32_t, N>& tally) {
+    for (std::size_t i = 0; i < N; ++i)
+      if (tally[i]) ctr_[i].add(tally[i]);
+  }
   // Sized by a bound, not by T::kCounters: T is incomplete where this base is instantiated.
   static constexpr std::size_t kMaxStageCounters = 16;
   std::array<Counter, kMaxStageCounters> ctr_{};

@@ -15,33 +15,6 @@ EgressPort::EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, ui
   shaper_.configure(cfg.speed_gbps, now_ns);
 }
 
-void EgressPort::publish_depth(int q) {
-  qc_[q].depth_packets.set(q_[q]->packets());
-  qc_[q].depth_bytes.set(q_[q]->bytes());
-  if (load_) load_->queued_bytes[id_].set(total_bytes_);
-}
-
-void EgressPort::enqueue(rte_mbuf* m, WorkerContext& ctx) {
-  const int q = meta(m).queue & 7;
-  PacketFifo& f = *q_[q];
-  DropReason r = DropReason::None;
-  if (f.packets() >= cfg_.limits[q].packets) r = DropReason::TailDropPackets;
-  else if (f.bytes() + m->pkt_len > cfg_.limits[q].bytes) r = DropReason::TailDropBytes;
-  if (r != DropReason::None) {
-    qc_[q].drops[static_cast<std::size_t>(r)].inc();
-    ctx.drop(m, r, id_);
-    return;
-  }
-  f.push(m);
-  nonempty_mask_ |= static_cast<uint8_t>(1u << q);
-  total_bytes_ += m->pkt_len;
-  qc_[q].enq_packets.inc();
-  qc_[q].enq_bytes.add(m->pkt_len);
-  qc_[q].peak_packets.max_with(f.packets());
-  qc_[q].peak_bytes.max_with(f.bytes());
-  publish_depth(q);
-}
-
 int EgressPort::pick(uint8_t nonempty) {
   const uint8_t eligible = nonempty & static_cast<uint8_t>(~paused_mask_);
   const int sq = StrictPriority::select(eligible & strict_mask_);

@@ -90,18 +90,4 @@ void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
   ++routes_;
 }
 
-bool Fib::lookup4(uint32_t dst_be, uint32_t& group) const {
-  if (v4_ && rte_lpm_lookup(v4_, rte_be_to_cpu_32(dst_be), &group) == 0) return true;
-  if (default_v4_ < 0) return false;
-  group = static_cast<uint32_t>(default_v4_);
-  return true;
-}
-
-bool Fib::lookup6(const uint8_t dst[16], uint32_t& group) const {
-  if (v6_ && rte_lpm6_lookup(v6_, dst, &group) == 0) return true;
-  if (default_v6_ < 0) return false;
-  group = static_cast<uint32_t>(default_v6_);
-  return true;
-}
-
 }  // namespace rs

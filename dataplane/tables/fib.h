@@ -2,15 +2,15 @@
 // next-hop groups (ecmp_group / ecmp_member). Immutable once published: the control plane
 // builds a new Fib and swaps one pointer; workers read it between quiescent states.
 #pragma once
+#include <rte_byteorder.h>
 #include <rte_ether.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-struct rte_lpm;
-struct rte_lpm6;
 
 namespace rs {
 
@@ -47,8 +47,19 @@ class Fib {
   void add_route(const RouteSpec& r, uint32_t max_routes_hint = 4096);
 
   // Fast-path side.
-  bool lookup4(uint32_t dst_be, uint32_t& group) const;
-  bool lookup6(const uint8_t dst[16], uint32_t& group) const;
+  // Inline: called once per packet.
+  bool lookup4(uint32_t dst_be, uint32_t& group) const {
+    if (v4_ && rte_lpm_lookup(v4_, rte_be_to_cpu_32(dst_be), &group) == 0) return true;
+    if (default_v4_ < 0) return false;
+    group = static_cast<uint32_t>(default_v4_);
+    return true;
+  }
+  bool lookup6(const uint8_t dst[16], uint32_t& group) const {
+    if (v6_ && rte_lpm6_lookup(v6_, dst, &group) == 0) return true;
+    if (default_v6_ < 0) return false;
+    group = static_cast<uint32_t>(default_v6_);
+    return true;
+  }
   const NextHopGroup& group(uint32_t id) const { return groups_[id]; }
   const NextHop& nexthop(uint32_t id) const { return nexthops_[id]; }
   std::size_t num_groups() const { return groups_.size(); }

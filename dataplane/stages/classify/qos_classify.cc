@@ -3,19 +3,21 @@
 namespace rs {
 
 void QosClassify::process(Burst& in, uint8_t* next, WorkerContext&) {
+  std::array<uint32_t, kCounters.size()> tally{};
   for (uint16_t i = 0; i < in.n; ++i) {
     PacketMeta& pm = meta(in.pkts[i]);
     // PCP trust only applies to tagged frames; untagged ones fall back to DSCP.
     if (maps_.trust == QosTrust::Pcp && (pm.flags & meta_flag::kVlan)) {
       pm.tc = maps_.pcp_to_tc[pm.pcp];
-      count(ByPcp);
+      ++tally[ByPcp];
     } else {
       pm.tc = maps_.dscp_to_tc[pm.dscp];
-      count(ByDscp);
+      ++tally[ByDscp];
     }
     pm.queue = maps_.tc_to_queue[pm.tc];
     next[i] = pm.l3 == L3Type::Ipv6 ? Ipv6 : Ipv4;
   }
+  publish(tally);
 }
 
 REGISTER_STAGE(QosClassify);

@@ -9,6 +9,7 @@
 namespace rs {
 
 void EgressRewrite::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  std::array<uint32_t, kCounters.size()> tally{};
   for (uint16_t i = 0; i < in.n; ++i) {
     rte_mbuf* m = in.pkts[i];
     PacketMeta& pm = meta(m);
@@ -22,14 +23,15 @@ void EgressRewrite::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       ip->time_to_live--;
       const uint16_t new_word = *reinterpret_cast<const uint16_t*>(&ip->time_to_live);
       ip->hdr_checksum = csum_update16(ip->hdr_checksum, old_word, new_word);
-      count(Ipv4);
+      ++tally[Ipv4];
     } else {
       auto* ip = rte_pktmbuf_mtod_offset(m, rte_ipv6_hdr*, pm.l3_offset);
       ip->hop_limits--;
-      count(Ipv6);
+      ++tally[Ipv6];
     }
     next[i] = Enqueue;
   }
+  publish(tally);
 }
 
 REGISTER_STAGE(EgressRewrite);

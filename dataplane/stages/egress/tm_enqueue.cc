@@ -5,6 +5,7 @@
 namespace rs {
 
 void TmEnqueue::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  std::array<uint32_t, kCounters.size()> tally{};
   for (uint16_t i = 0; i < in.n; ++i) {
     rte_mbuf* m = in.pkts[i];
     const uint16_t port = meta(m).out_port;
@@ -12,12 +13,13 @@ void TmEnqueue::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     next[i] = kNextConsumed;
     if (owner == ctx.worker) {
       ctx.egress[port]->enqueue(m, ctx);
-      count(Local);
+      ++tally[Local];
     } else {
       ctx.handoff[owner].push(m);
-      count(Handoff);
+      ++tally[Handoff];
     }
   }
+  publish(tally);
 }
 
 REGISTER_STAGE(TmEnqueue);

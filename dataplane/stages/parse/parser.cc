@@ -19,9 +19,36 @@ inline uint8_t drop(PacketMeta& pm, DropReason r) {
   return kNextDrop;
 }
 
+inline uint32_t load_be32(const uint8_t* p) {
+  uint32_t v;
+  __builtin_memcpy(&v, p, 4);
+  return rte_be_to_cpu_32(v);
+}
+
+// RFC 1071 sum of an IPv4 header; a valid one (checksum included) folds to 0xFFFF. The common
+// 20-byte header is five 32-bit words; options fall back to DPDK's generic loop.
+inline bool ipv4_header_sum_ok(const rte_mbuf* m, const rte_ipv4_hdr* ip, uint32_t ihl) {
+  const uint64_t flags = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+  if (flags == RTE_MBUF_F_RX_IP_CKSUM_GOOD) return true;  // the NIC already checked it
+  if (flags == RTE_MBUF_F_RX_IP_CKSUM_BAD) return false;
+  if (ihl != 20) return rte_raw_cksum(ip, ihl) == 0xFFFF;
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(ip);
+  uint64_t sum = 0;
+  for (int i = 0; i < 5; ++i) {
+    uint32_t w;
+    __builtin_memcpy(&w, b + 4 * i, 4);
+    sum += w;
+  }
+  sum = (sum & 0xFFFFFFFF) + (sum >> 32);
+  sum = (sum & 0xFFFF) + (sum >> 16);
+  sum = (sum & 0xFFFF) + (sum >> 16);
+  sum = (sum & 0xFFFF) + (sum >> 16);
+  return sum == 0xFFFF;  // byte order does not matter for an all-ones result
+}
+
 }  // namespace
 
-uint8_t Parser::parse_one(rte_mbuf* m) {
+uint8_t Parser::classify(rte_mbuf* m) {
   PacketMeta& pm = meta(m);
   const uint16_t in_port = pm.in_port;
   pm = PacketMeta{};
@@ -40,7 +67,7 @@ uint8_t Parser::parse_one(rte_mbuf* m) {
     pm.flags |= meta_flag::kVlan;
     type = static_cast<uint16_t>(p[off + 2] << 8 | p[off + 3]);
     off += 4;
-    count(Vlan);
+    ++tally_[Vlan];
     if (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) return drop(pm, DropReason::StackedVlan);
   }
   pm.l3_offset = static_cast<uint16_t>(off);
@@ -56,7 +83,7 @@ uint8_t Parser::parse_one(rte_mbuf* m) {
     if (tot < ihl || off + tot > m->pkt_len) return drop(pm, DropReason::BadIpv4Length);
     // RFC 1812 5.2.2: a router verifies the header checksum; the sum over a valid header,
     // checksum included, is 0xFFFF. Forwarding a bad one would only move the error downstream.
-    if (rte_raw_cksum(ip, ihl) != 0xFFFF) return drop(pm, DropReason::BadIpv4Checksum);
+    if (!ipv4_header_sum_ok(m, ip, ihl)) return drop(pm, DropReason::BadIpv4Checksum);
     pm.l3 = L3Type::Ipv4;
     pm.dscp = ip->type_of_service >> 2;
     pm.ecn = ip->type_of_service & 0x3;
@@ -67,7 +94,7 @@ uint8_t Parser::parse_one(rte_mbuf* m) {
     // Non-first fragments carry no L4 header.
     const bool later_fragment = (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK) != 0;
     off += ihl;
-    count(Ipv4);
+    ++tally_[Ipv4];
     if (later_fragment) pm.ip_proto = 0;
   } else if (type == RTE_ETHER_TYPE_IPV6) {
     if (len < off + sizeof(rte_ipv6_hdr)) return drop(pm, DropReason::MalformedIpv6);
@@ -85,7 +112,7 @@ uint8_t Parser::parse_one(rte_mbuf* m) {
     h = rte_hash_crc(ip->dst_addr, 16, h);
     l3_end = off + sizeof(rte_ipv6_hdr) + plen;
     off += sizeof(rte_ipv6_hdr);
-    count(Ipv6);
+    ++tally_[Ipv6];
   } else if (type == 0x8808) {
     // MAC control (PAUSE/PFC): link-local, never routed.
     if (m->pkt_len < off + 2) return drop(pm, DropReason::MalformedMacControl);
@@ -104,18 +131,18 @@ uint8_t Parser::parse_one(rte_mbuf* m) {
     uint32_t ports;
     __builtin_memcpy(&ports, &udp->src_port, 4);
     h = rte_hash_crc_4byte(ports, h);
-    count(Udp);
+    ++tally_[Udp];
     if (rte_be_to_cpu_16(udp->dst_port) == kRoceUdpPort) {
       const uint32_t bth = off + sizeof(rte_udp_hdr);
       if (ulen < sizeof(rte_udp_hdr) + kBthLen + kIcrcLen || len < bth + kBthLen) return drop(pm, DropReason::MalformedBth);
       pm.flags |= meta_flag::kRoce;
       pm.bth_opcode = p[bth];
-      pm.dest_qp = static_cast<uint32_t>(p[bth + 5]) << 16 | static_cast<uint32_t>(p[bth + 6]) << 8 | p[bth + 7];
-      pm.psn = static_cast<uint32_t>(p[bth + 9]) << 16 | static_cast<uint32_t>(p[bth + 10]) << 8 | p[bth + 11];
-      count(Roce);
+      pm.dest_qp = load_be32(p + bth + 4) & 0xFFFFFF;
+      pm.psn = load_be32(p + bth + 8) & 0xFFFFFF;
+      ++tally_[Roce];
       if (pm.bth_opcode == kCnpOpcode) {
         pm.flags |= meta_flag::kCnp;
-        count(Cnp);
+        ++tally_[Cnp];
       }
     }
   }
@@ -123,8 +150,22 @@ uint8_t Parser::parse_one(rte_mbuf* m) {
   return Ip;
 }
 
+void Parser::flush_tally() {
+  for (std::size_t c = 0; c < tally_.size(); ++c) {
+    if (tally_[c]) count(static_cast<Ctr>(c), tally_[c]);
+    tally_[c] = 0;
+  }
+}
+
+uint8_t Parser::parse_one(rte_mbuf* m) {
+  const uint8_t e = classify(m);
+  flush_tally();
+  return e;
+}
+
 void Parser::process(Burst& in, uint8_t* next, WorkerContext&) {
-  for (uint16_t i = 0; i < in.n; ++i) next[i] = parse_one(in.pkts[i]);
+  for (uint16_t i = 0; i < in.n; ++i) next[i] = classify(in.pkts[i]);
+  flush_tally();  // counters are shared-line stores: once per burst, not per packet
 }
 
 REGISTER_STAGE(Parser);

@@ -21,7 +21,10 @@ class Parser final : public StageBase<Parser> {
   uint8_t parse_one(rte_mbuf* m);
 
  private:
+  uint8_t classify(rte_mbuf* m);
+  void flush_tally();
   uint32_t seed_;
+  std::array<uint32_t, kCounters.size()> tally_{};
 };
 
 }  // namespace rs

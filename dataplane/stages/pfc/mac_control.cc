@@ -10,6 +10,7 @@ constexpr uint32_t kMinFrame = 60;  // without FCS
 }  // namespace
 
 void MacControl::process(Burst& in, uint8_t* next, WorkerContext&) {
+  std::array<uint32_t, kCounters.size()> tally{};
   for (uint16_t i = 0; i < in.n; ++i) {
     rte_mbuf* m = in.pkts[i];
     PacketMeta& pm = meta(m);
@@ -18,12 +19,13 @@ void MacControl::process(Burst& in, uint8_t* next, WorkerContext&) {
     next[i] = kNextDrop;
     if (m->pkt_len < kMinFrame || (op != kOpPause && op != kOpPfc)) {
       pm.drop_reason = DropReason::MalformedMacControl;
-      count(Malformed);
+      ++tally[Malformed];
       continue;
     }
     pm.drop_reason = DropReason::MacControl;
-    count(op == kOpPfc ? Pfc : Pause);
+    ++tally[op == kOpPfc ? Pfc : Pause];
   }
+  publish(tally);
 }
 
 REGISTER_STAGE(MacControl);

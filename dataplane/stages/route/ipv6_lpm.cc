@@ -7,6 +7,7 @@
 namespace rs {
 
 void Ipv6Lpm::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  std::array<uint32_t, kCounters.size()> tally{};
   for (uint16_t i = 0; i < in.n; ++i) {
     rte_mbuf* m = in.pkts[i];
     PacketMeta& pm = meta(m);
@@ -14,20 +15,21 @@ void Ipv6Lpm::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     if (ip->hop_limits <= 1) {
       pm.drop_reason = DropReason::TtlExpired;
       next[i] = kNextDrop;
-      count(HopLimitExpired);
+      ++tally[HopLimitExpired];
       continue;
     }
     uint32_t group;
     if (!ctx.fib->lookup6(ip->dst_addr, group)) {
       pm.drop_reason = DropReason::NoRoute;
       next[i] = kNextDrop;
-      count(Miss);
+      ++tally[Miss];
       continue;
     }
     pm.group = static_cast<uint16_t>(group);
     next[i] = Group;
-    count(Hit);
+    ++tally[Hit];
   }
+  publish(tally);
 }
 
 REGISTER_STAGE(Ipv6Lpm);

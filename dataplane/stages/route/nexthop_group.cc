@@ -6,6 +6,7 @@
 namespace rs {
 
 void NexthopGroup::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  std::array<uint32_t, kCounters.size()> tally{};
   const Fib& fib = *ctx.fib;
   for (uint16_t i = 0; i < in.n; ++i) {
     PacketMeta& pm = meta(in.pkts[i]);
@@ -15,14 +16,15 @@ void NexthopGroup::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     if (nh >= fib.num_nexthops() || fib.nexthop(nh).port >= ctx.num_ports) {
       pm.drop_reason = DropReason::BadNextHop;
       next[i] = kNextDrop;
-      count(BadNexthop);
+      ++tally[BadNexthop];
       continue;
     }
     pm.nexthop = nh;
     pm.out_port = fib.nexthop(nh).port;
     next[i] = Rewrite;
-    count(Selected);
+    ++tally[Selected];
   }
+  publish(tally);
 }
 
 REGISTER_STAGE(NexthopGroup);
