@@ -27,28 +27,50 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   if (!nonempty_mask_) return 0;  // nothing queued: a later refill yields the same (capped) credit
   shaper_.refill(ctx.now_ns);
   rte_mbuf* out[kBurst];
+  uint32_t deq_bytes[8] = {};
+  uint16_t deq_pkts[8] = {};
   uint16_t n = 0;
-  uint8_t touched = 0;
-  while (n < kBurst && shaper_.can_send()) {
-    const int q = pick(nonempty_mask_);
-    if (q < 0) break;
-    rte_mbuf* m = q_[q]->pop();
-    const uint32_t len = m->pkt_len;
-    total_bytes_ -= len;
-    const bool now_empty = q_[q]->empty();
-    if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
-    if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
-    shaper_.consume(len);
-    qc_[q].deq_packets.inc();
-    qc_[q].deq_bytes.add(len);
-    touched |= static_cast<uint8_t>(1u << q);
-    out[n++] = m;
+  uint64_t bytes = 0;
+  const uint8_t eligible = nonempty_mask_ & static_cast<uint8_t>(~paused_mask_);
+  if (eligible && (eligible & (eligible - 1)) == 0) {
+    // One queue has traffic (the usual case on a port): no arbitration per packet. A DWRR
+    // queue served alone starts the next contended round with no carried deficit.
+    const int q = __builtin_ctz(eligible);
+    PacketFifo& f = *q_[q];
+    while (n < kBurst && shaper_.can_send() && !f.empty()) {
+      rte_mbuf* m = f.pop();
+      shaper_.consume(m->pkt_len);
+      bytes += m->pkt_len;
+      out[n++] = m;
+    }
+    deq_pkts[q] = n;
+    deq_bytes[q] = static_cast<uint32_t>(bytes);
+    if (f.empty()) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+    if (!(strict_mask_ & (1u << q))) dwrr_.on_empty(q);
+  } else {
+    while (n < kBurst && shaper_.can_send()) {
+      const int q = pick(nonempty_mask_);
+      if (q < 0) break;
+      rte_mbuf* m = q_[q]->pop();
+      const uint32_t len = m->pkt_len;
+      const bool now_empty = q_[q]->empty();
+      if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+      if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
+      shaper_.consume(len);
+      ++deq_pkts[q];
+      deq_bytes[q] += len;
+      bytes += len;
+      out[n++] = m;
+    }
   }
   if (n == 0) return 0;
+  total_bytes_ -= bytes;
   for (int q = 0; q < 8; ++q)
-    if (touched & (1u << q)) publish_depth(q);
-  uint64_t bytes = 0;
-  for (uint16_t i = 0; i < n; ++i) bytes += out[i]->pkt_len;
+    if (deq_pkts[q]) {
+      qc_[q].deq_packets.add(deq_pkts[q]);
+      qc_[q].deq_bytes.add(deq_bytes[q]);
+      publish_depth(q);
+    }
   const uint16_t sent = port_->tx_burst(out, n, ctx.now_ns);
   for (uint16_t i = sent; i < n; ++i) {
     bytes -= out[i]->pkt_len;

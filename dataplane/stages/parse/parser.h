@@ -21,6 +21,7 @@ class Parser final : public StageBase<Parser> {
   uint8_t parse_one(rte_mbuf* m);
 
  private:
+  bool fast_ipv4_udp(rte_mbuf* m);
   uint8_t classify(rte_mbuf* m);
   void flush_tally();
   uint32_t seed_;
