@@ -27,8 +27,11 @@ inline constexpr uint32_t kRoutes = 1000;
 inline constexpr uint32_t kGroups = 16;
 inline constexpr uint32_t kTemplates = 1024;
 inline constexpr uint32_t kFrameLen = 60;       // 58 bytes of headers + ICRC, padded to 60
-inline constexpr uint32_t kBurstsPerBatch = 32;  // one timed iteration = 32 bursts of kBurst
-inline constexpr uint32_t kPktsPerBatch = kBurstsPerBatch * kBurst;
+// Stages are measured on bursts of 32 (the usual DPDK burst), whatever the worker uses.
+inline constexpr uint16_t kBenchBurst = 32;
+static_assert(kBenchBurst <= kBurst);
+inline constexpr uint32_t kBurstsPerBatch = 32;  // one timed iteration = 32 bursts of kBenchBurst
+inline constexpr uint32_t kPktsPerBatch = kBurstsPerBatch * kBenchBurst;
 
 // Where a stage sits in l3_roce's IPv4 path; a template stores the metadata a packet carries
 // when it reaches each of them.

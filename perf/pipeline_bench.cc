@@ -30,8 +30,8 @@ void bm_pipeline(benchmark::State& state) {
     if constexpr (kTimeAlloc) alloc_restore(pkts.data(), kPktsPerBatch, kParser, &cursor);
     for (uint32_t k = 0; k < kBurstsPerBatch; ++k) {
       Burst b;
-      std::memcpy(b.pkts, &pkts[k * kBurst], sizeof(b.pkts));
-      b.n = kBurst;
+      std::memcpy(b.pkts, &pkts[k * kBenchBurst], kBenchBurst * sizeof(rte_mbuf*));
+      b.n = kBenchBurst;
       ctx.now_ns += 1000;  // 1 us of 400 Gb/s credit per burst: the shaper never holds packets
       pipeline.run(b, ctx);
       // The worker transmits on every port it owns, the ingress port included.

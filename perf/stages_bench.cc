@@ -29,7 +29,7 @@ void bm_stage(benchmark::State& state) {
   std::vector<rte_mbuf*> pkts(kPktsPerBatch);
   uint32_t cursor = 0;
   alloc_restore(pkts.data(), kPktsPerBatch, kStage, &cursor);
-  uint8_t next[kBurst];
+  uint8_t next[kBenchBurst];
   uint64_t bad = 0;
   BatchTimer timer;
   for (auto _ : state) {
@@ -37,14 +37,14 @@ void bm_stage(benchmark::State& state) {
     timer.start();
     for (uint32_t k = 0; k < kBurstsPerBatch; ++k) {
       Burst b;
-      std::memcpy(b.pkts, &pkts[k * kBurst], sizeof(b.pkts));
-      b.n = kBurst;
+      std::memcpy(b.pkts, &pkts[k * kBenchBurst], kBenchBurst * sizeof(rte_mbuf*));
+      b.n = kBenchBurst;
       stage.process(b, next, ctx);
       benchmark::DoNotOptimize(next);
       benchmark::ClobberMemory();
     }
     timer.stop(state);
-    for (uint16_t i = 0; i < kBurst; ++i) bad += next[i] == kNextDrop;
+    for (uint16_t i = 0; i < kBenchBurst; ++i) bad += next[i] == kNextDrop;
   }
   rte_pktmbuf_free_bulk(pkts.data(), kPktsPerBatch);
   // Every template passes every stage: a drop means the set-up, not the stage, is measured.
@@ -61,7 +61,7 @@ void bm_tm(benchmark::State& state) {
   TmEnqueue tm(w.env);
   std::vector<rte_mbuf*> pkts(kPktsPerBatch);
   uint32_t cursor = 0;
-  uint8_t next[kBurst];
+  uint8_t next[kBenchBurst];
   uint64_t sent0 = 0;
   for (auto& p : w.null_ports) sent0 += p.sent;
   BatchTimer timer;
@@ -70,8 +70,8 @@ void bm_tm(benchmark::State& state) {
     timer.start();
     for (uint32_t k = 0; k < kBurstsPerBatch; ++k) {
       Burst b;
-      std::memcpy(b.pkts, &pkts[k * kBurst], sizeof(b.pkts));
-      b.n = kBurst;
+      std::memcpy(b.pkts, &pkts[k * kBenchBurst], kBenchBurst * sizeof(rte_mbuf*));
+      b.n = kBenchBurst;
       tm.process(b, next, ctx);
       if constexpr (kTransmit) {
         ctx.now_ns += 1000;  // 1 us of 400 Gb/s credit per burst: the shaper never holds packets

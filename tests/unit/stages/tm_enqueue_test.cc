@@ -126,21 +126,22 @@ TEST_F(TmEnqueueTest, OtherWorkersPortGoesToItsHandoffBurst) {
 }
 
 TEST_F(TmEnqueueTest, MixedBurstSplitsByOwner) {
-  // One burst of 32 alternating over the four ports.
+  // One full burst alternating over the four ports.
+  constexpr uint16_t kEach = kBurst / 4;
   std::vector<rte_mbuf*> v;
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < kEach; ++i)
     for (uint16_t p = 0; p < 4; ++p) {
       auto one = to_port(p, 1, 1);
       v.push_back(one[0]);
     }
   ASSERT_EQ(v.size(), kBurst);
   auto out = h.run_mbufs(v);
-  EXPECT_EQ(egress[0]->queued_packets(), 8u);
-  EXPECT_EQ(egress[1]->queued_packets(), 8u);
-  EXPECT_EQ(handoff[2].n, 8);
-  EXPECT_EQ(handoff[3].n, 8);
-  EXPECT_EQ(h.counter("local"), 16u);
-  EXPECT_EQ(h.counter("handoff"), 16u);
+  EXPECT_EQ(egress[0]->queued_packets(), kEach);
+  EXPECT_EQ(egress[1]->queued_packets(), kEach);
+  EXPECT_EQ(handoff[2].n, kEach);
+  EXPECT_EQ(handoff[3].n, kEach);
+  EXPECT_EQ(h.counter("local"), 2u * kEach);
+  EXPECT_EQ(h.counter("handoff"), 2u * kEach);
 }
 
 TEST_F(TmEnqueueTest, FullQueueTailDropsAndCounts) {
