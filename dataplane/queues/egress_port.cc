@@ -23,8 +23,29 @@ int EgressPort::pick(uint8_t nonempty) {
   return dwrr_.select_by(dw, [this](int q) { return q_[q]->front()->pkt_len; });
 }
 
+void EgressPort::publish_counters() {
+  for (int q = 0; q < 8; ++q) {
+    if (!(dirty_ & (1u << q))) continue;
+    const QueueStats& st = qs_[q];
+    QueueCounters& c = qc_[q];
+    c.enq_packets.set(st.enq_packets);
+    c.enq_bytes.set(st.enq_bytes);
+    c.deq_packets.set(st.deq_packets);
+    c.deq_bytes.set(st.deq_bytes);
+    c.peak_packets.set(st.peak_packets);
+    c.peak_bytes.set(st.peak_bytes);
+    c.depth_packets.set(q_[q]->packets());
+    c.depth_bytes.set(q_[q]->bytes());
+  }
+  if (load_) load_->queued_bytes[id_].set(total_bytes_);
+  dirty_ = 0;
+}
+
 uint16_t EgressPort::transmit(WorkerContext& ctx) {
-  if (!nonempty_mask_) return 0;  // nothing queued: a later refill yields the same (capped) credit
+  if (!nonempty_mask_) {  // nothing queued: a later refill yields the same (capped) credit
+    if (dirty_) publish_counters();
+    return 0;
+  }
   shaper_.refill(ctx.now_ns);
   rte_mbuf* out[kBurst];
   uint32_t deq_bytes[8] = {};
@@ -63,14 +84,18 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
       out[n++] = m;
     }
   }
-  if (n == 0) return 0;
+  if (n == 0) {
+    if (dirty_) publish_counters();
+    return 0;
+  }
   total_bytes_ -= bytes;
   for (int q = 0; q < 8; ++q)
     if (deq_pkts[q]) {
-      qc_[q].deq_packets.add(deq_pkts[q]);
-      qc_[q].deq_bytes.add(deq_bytes[q]);
-      publish_depth(q);
+      qs_[q].deq_packets += deq_pkts[q];
+      qs_[q].deq_bytes += deq_bytes[q];
+      dirty_ |= static_cast<uint8_t>(1u << q);
     }
+  publish_counters();
   const uint16_t sent = port_->tx_burst(out, n, ctx.now_ns);
   for (uint16_t i = sent; i < n; ++i) {
     bytes -= out[i]->pkt_len;
@@ -91,8 +116,9 @@ void EgressPort::flush(WorkerContext& ctx, DropReason reason) {
     }
     nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
     dwrr_.on_empty(q);
-    publish_depth(q);
+    dirty_ |= static_cast<uint8_t>(1u << q);
   }
+  publish_counters();
 }
 
 uint64_t EgressPort::queued_packets() const {

@@ -34,7 +34,8 @@ class EgressPort {
   EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns);
 
   // Takes ownership: queues the packet or drops it with a counted reason. Inline: it runs once
-  // per packet from tm_enqueue.
+  // per packet from tm_enqueue, so it touches only owner-private fields; the shared counters
+  // are published once per transmit() (or by publish_counters()).
   void enqueue(rte_mbuf* m, WorkerContext& ctx) {
     const int q = meta(m).queue & 7;
     PacketFifo& f = *q_[q];
@@ -49,12 +50,17 @@ class EgressPort {
     f.push(m);
     nonempty_mask_ |= static_cast<uint8_t>(1u << q);
     total_bytes_ += m->pkt_len;
-    qc_[q].enq_packets.inc();
-    qc_[q].enq_bytes.add(m->pkt_len);
-    qc_[q].peak_packets.max_with(f.packets());
-    qc_[q].peak_bytes.max_with(f.bytes());
-    publish_depth(q);
+    QueueStats& st = qs_[q];
+    ++st.enq_packets;
+    st.enq_bytes += m->pkt_len;
+    // Depth only grows between transmits, so the peak is seen here.
+    if (f.packets() > st.peak_packets) st.peak_packets = f.packets();
+    if (f.bytes() > st.peak_bytes) st.peak_bytes = f.bytes();
+    dirty_ |= static_cast<uint8_t>(1u << q);
   }
+  // Copies the owner's figures of changed queues into the counters readers see. The owner
+  // calls it at the end of every transmit(), so readers are at most one worker loop behind.
+  void publish_counters();
   // Sends what the scheduler and shaper allow at `now`; returns packets handed to the port.
   uint16_t transmit(WorkerContext& ctx);
   // Drops everything still queued (stop/shutdown), counted under `reason`.
@@ -68,13 +74,18 @@ class EgressPort {
 
  private:
   int pick(uint8_t nonempty);
-  void publish_depth(int q);  // below: inline, after every change
+
 
   uint16_t id_;
   Port* port_;
   EgressConfig cfg_;
   std::array<std::unique_ptr<PacketFifo>, 8> q_;
   std::array<QueueCounters, 8> qc_;
+  struct QueueStats {
+    uint64_t enq_packets = 0, enq_bytes = 0, deq_packets = 0, deq_bytes = 0, peak_packets = 0, peak_bytes = 0;
+  };
+  std::array<QueueStats, 8> qs_{};  // owner-private; published by publish_counters()
+  uint8_t dirty_ = 0;                 // queues changed since the last publication
   uint8_t strict_mask_ = 0;
   uint8_t paused_mask_ = 0;    // PFC pause lands here (a paused queue is ineligible)
   uint8_t nonempty_mask_ = 0;  // kept per push/pop so the scheduler never scans 8 queues
@@ -83,11 +94,5 @@ class EgressPort {
   Shaper shaper_;
   PortLoad* load_ = nullptr;
 };
-
-inline void EgressPort::publish_depth(int q) {
-  qc_[q].depth_packets.set(q_[q]->packets());
-  qc_[q].depth_bytes.set(q_[q]->bytes());
-  if (load_) load_->queued_bytes[id_].set(total_bytes_);
-}
 
 }  // namespace rs

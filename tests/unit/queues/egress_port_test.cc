@@ -81,11 +81,13 @@ class EgressPortTest : public ::testing::Test {
     meta(m).out_port = kPortId;
     return m;
   }
+  // The owner publishes queue counters once per transmit(); here, after each batch.
   void enqueue(uint32_t len, uint8_t queue, int n = 1) {
     for (int i = 0; i < n; ++i) {
       port->enqueue(pkt(len, queue), ctx);
       ++in;
     }
+    port->publish_counters();
   }
   uint16_t transmit_at(uint64_t now_ns) {
     ctx.now_ns = now_ns;

@@ -37,6 +37,12 @@ class FakePort final : public Port {
 // World: 4 ports. This worker (0) owns ports 0 and 1; worker 2 owns port 2, worker 3 port 3.
 class TmEnqueueTest : public ::testing::Test {
  protected:
+  // Egress ports publish their counters once per transmit(); the stage alone never transmits.
+  void publish() {
+    for (auto& e : egress)
+      if (e) e->publish_counters();
+  }
+
   void SetUp() override {
     w.port_owner[2] = 2;
     w.port_owner[3] = 3;
@@ -83,6 +89,7 @@ TEST_F(TmEnqueueTest, OwnPortGoesToItsQueue) {
   auto v = to_port(1, 3, 5);
   std::vector<rte_mbuf*> sent_in = v;
   auto out = h.run_mbufs(v);
+  publish();
   EXPECT_TRUE(out.edge.empty()) << "every packet is consumed";
   EXPECT_EQ(egress[1]->queue(3).enq_packets.get(), 5u);
   EXPECT_EQ(egress[1]->queue(3).depth_packets.get(), 5u);
@@ -102,6 +109,7 @@ TEST_F(TmEnqueueTest, QueueComesFromMeta) {
   auto b = to_port(0, 7, 3);
   a.insert(a.end(), b.begin(), b.end());
   auto out = h.run_mbufs(a);
+  publish();
   EXPECT_EQ(egress[0]->queue(0).enq_packets.get(), 2u);
   EXPECT_EQ(egress[0]->queue(7).enq_packets.get(), 3u);
   EXPECT_EQ(egress[0]->queued_packets(), 5u);
@@ -113,6 +121,7 @@ TEST_F(TmEnqueueTest, OtherWorkersPortGoesToItsHandoffBurst) {
   std::vector<rte_mbuf*> all = v2;
   all.insert(all.end(), v3.begin(), v3.end());
   auto out = h.run_mbufs(all);
+  publish();
   EXPECT_TRUE(out.edge.empty());
   ASSERT_EQ(handoff[2].n, 4);
   ASSERT_EQ(handoff[3].n, 2);
@@ -136,6 +145,7 @@ TEST_F(TmEnqueueTest, MixedBurstSplitsByOwner) {
     }
   ASSERT_EQ(v.size(), kBurst);
   auto out = h.run_mbufs(v);
+  publish();
   EXPECT_EQ(egress[0]->queued_packets(), kEach);
   EXPECT_EQ(egress[1]->queued_packets(), kEach);
   EXPECT_EQ(handoff[2].n, kEach);
@@ -152,6 +162,7 @@ TEST_F(TmEnqueueTest, FullQueueTailDropsAndCounts) {
   egress[0] = std::make_unique<EgressPort>(0, &port[0], cfg, 0);
   egress_ptrs[0] = egress[0].get();
   auto out = h.run_mbufs(to_port(0, 2, 5));
+  publish();
   EXPECT_TRUE(out.edge.empty());
   EXPECT_EQ(egress[0]->queue(2).enq_packets.get(), 2u);
   EXPECT_EQ(egress[0]->queue(2).drops[static_cast<std::size_t>(DropReason::TailDropPackets)].get(), 3u);
