@@ -153,9 +153,10 @@ void Switch::shutdown(uint64_t now_ns) {
 }
 
 void Switch::publish_fib(std::unique_ptr<Fib> fib) {
-  const Fib* old = fib_.exchange(fib.get(), std::memory_order_acq_rel);
+  // One pointer store publishes; the grace period starts after it, so a worker that still
+  // holds the old snapshot is waited for.
+  fib_.store(fib.get(), std::memory_order_release);
   retired_.push_back({std::move(fib_owned_), rte_rcu_qsbr_start(qsbr_)});
-  (void)old;
   fib_owned_ = std::move(fib);
 }
 
