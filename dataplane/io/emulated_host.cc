@@ -90,8 +90,14 @@ rte_mbuf* EmulatedHost::build(Flow& f) {
 
 uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   if (flows_.empty()) return 0;
-  link_.refill(now_ns);
-  for (auto& f : flows_) f.rate.refill(now_ns);
+  // A sending flow is a backlogged link: time lost to a descheduled worker is made up.
+  bool any_active = false;
+  for (auto& f : flows_) {
+    const bool active = now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns;
+    f.rate.refill(now_ns, active);
+    any_active |= active;
+  }
+  link_.refill(now_ns, any_active);
   uint16_t got = 0;
   std::size_t idle = 0;
   // Round robin over flows that have credit, until the link or every flow runs out.

@@ -42,17 +42,18 @@ void EgressPort::publish_counters() {
 }
 
 uint16_t EgressPort::transmit(WorkerContext& ctx) {
-  if (!nonempty_mask_) {  // nothing queued: a later refill yields the same (capped) credit
+  const uint8_t eligible = nonempty_mask_ & static_cast<uint8_t>(~paused_mask_);
+  // An idle (or paused) port still stamps the shaper, so the next backlog starts fresh.
+  shaper_.refill(ctx.now_ns, eligible != 0);
+  if (!nonempty_mask_) {
     if (dirty_) publish_counters();
     return 0;
   }
-  shaper_.refill(ctx.now_ns);
   rte_mbuf* out[kBurst];
   uint32_t deq_bytes[8] = {};
   uint16_t deq_pkts[8] = {};
   uint16_t n = 0;
   uint64_t bytes = 0;
-  const uint8_t eligible = nonempty_mask_ & static_cast<uint8_t>(~paused_mask_);
   if (eligible && (eligible & (eligible - 1)) == 0) {
     // One queue has traffic (the usual case on a port): no arbitration per packet. A DWRR
     // queue served alone starts the next contended round with no carried deficit.

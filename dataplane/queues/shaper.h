@@ -24,16 +24,26 @@ class Shaper {
     rate_bps_ = static_cast<uint64_t>(gbps * 1e9 / 8.0);  // bytes per second
     // Allow ~20 us of line time (at least two jumbo frames) so polling jitter does not lose rate.
     burst_ = std::max<uint64_t>(2 * 9216 + 64, rate_bps_ / 50'000) * kScale;
+    // A backlogged link whose worker lost the CPU (a busy laptop, a CI box) would have kept
+    // sending: up to 5 ms of that is made up afterwards, so the long-run rate holds. An idle
+    // link gets no such credit, so queues still build from the first packet of an incast.
+    catchup_ = std::max<uint64_t>(burst_, rate_bps_ / 200 * kScale);
     credit_ = 0;
     last_ = now_ns;
   }
   uint64_t rate_bytes_per_s() const { return rate_bps_; }
 
-  void refill(uint64_t now_ns) {
+  // `backlogged`: packets were waiting (and not paused) over the interval since the last refill.
+  void refill(uint64_t now_ns, bool backlogged = false) {
     if (now_ns <= last_) return;
     const unsigned __int128 add = static_cast<unsigned __int128>(now_ns - last_) * rate_bps_;
     last_ = now_ns;
-    const int64_t room = static_cast<int64_t>(burst_) - credit_;  // credit may be in debt
+    const int64_t cap = static_cast<int64_t>(backlogged ? catchup_ : burst_);
+    if (credit_ >= cap) {
+      credit_ = cap;
+      return;
+    }
+    const int64_t room = cap - credit_;  // credit may be in debt
     credit_ += add < static_cast<unsigned __int128>(room) ? static_cast<int64_t>(add) : room;
   }
   // A frame may start while credit is positive; the debt it leaves keeps the long-run rate exact.
@@ -44,6 +54,7 @@ class Shaper {
   static constexpr int64_t kScale = 1'000'000'000;
   uint64_t rate_bps_ = 0;
   uint64_t burst_ = 0;
+  uint64_t catchup_ = 0;
   int64_t credit_ = 0;
   uint64_t last_ = 0;
 };

@@ -198,5 +198,27 @@ TEST_P(ShaperIdle, NoBurstBeyondTheBucketAfterLongIdle) {
 
 INSTANTIATE_TEST_SUITE_P(Speeds, ShaperIdle, ::testing::Values(1.0, 25.0, 100.0, 400.0));
 
+// A backlogged link whose worker was descheduled makes up the lost time (up to 5 ms); an
+// idle link does not, so an incast still queues from its first packet.
+TEST(Shaper, BackloggedLinkCatchesUpAfterAStallIdleLinkDoesNot) {
+  auto frames_after_gap = [](bool backlogged, uint64_t gap_ns) {
+    Shaper s;
+    s.configure(1.0, 0);  // 1 Gb/s: 1500-byte frames (1524 wire bytes) every 12.192 us
+    s.refill(gap_ns, backlogged);
+    uint64_t n = 0;
+    while (s.can_send()) {
+      s.consume(1500);
+      ++n;
+    }
+    return n;
+  };
+  // 2 ms at 1 Gb/s is 250,000 bytes = 164 frames of 1524 wire bytes (+1 for the debt rule).
+  EXPECT_NEAR(static_cast<double>(frames_after_gap(true, 2'000'000)), 250'000.0 / 1524, 2.0);
+  // Idle: only the ~20 us bucket (at least two jumbo frames' worth): 13 frames, not 164.
+  EXPECT_LE(frames_after_gap(false, 2'000'000), 14u);
+  // The catch-up is bounded: a 1 s stall gives 5 ms of credit, not 1 s.
+  EXPECT_NEAR(static_cast<double>(frames_after_gap(true, 1'000'000'000)), 625'000.0 / 1524, 2.0);
+}
+
 }  // namespace
 }  // namespace rs
