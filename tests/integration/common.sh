@@ -97,3 +97,16 @@ eq() {
   echo "    $1: got $2, expected $3" >&2
   return 1
 }
+
+# Runs the switch on $T/switch.yaml for $1 seconds, writing $T/stats.json; its output is shown
+# indented and its exit code left in RC for the caller to judge.
+run_switch() {
+  log "running roceswitch for $1 s"
+  set +e
+  # shellcheck disable=SC2046
+  "$ROCESWITCH" $(eal_args run) -- --config "$T/switch.yaml" --duration "$1" --stats-json "$T/stats.json" \
+    --quiet >"$T/run.log" 2>&1
+  RC=$?
+  set -e
+  sed 's/^/    | /' "$T/run.log"
+}

@@ -34,14 +34,7 @@ routes:
   - {prefix: "8000::/1", port: p1, mac: "02:00:00:00:aa:02"}
 EOF
 
-log "running roceswitch for 2 s"
-set +e
-# shellcheck disable=SC2046
-"$ROCESWITCH" $(eal_args run) -- --config "$T/switch.yaml" --duration 2 --stats-json "$T/stats.json" \
-  --quiet >"$T/run.log" 2>&1
-RC=$?
-set -e
-sed 's/^/    | /' "$T/run.log"
+run_switch 2
 check "roceswitch exits 0" eq "exit code" "$RC" 0
 [ -s "$T/stats.json" ] || die "no stats JSON written"
 S="$T/stats.json"

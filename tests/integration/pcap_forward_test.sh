@@ -62,14 +62,7 @@ routes:
   - {prefix: 10.0.5.0/24, group: ecmp8}
 EOF
 
-log "running roceswitch for 2 s"
-set +e
-# shellcheck disable=SC2046
-"$ROCESWITCH" $(eal_args run) -- --config "$T/switch.yaml" --duration 2 --stats-json "$T/stats.json" \
-  --quiet >"$T/run.log" 2>&1
-RC=$?
-set -e
-sed 's/^/    | /' "$T/run.log"
+run_switch 2
 [ $RC -eq 0 ] || die "roceswitch exited $RC (expected 0)"
 [ -s "$T/stats.json" ] || die "no stats JSON written"
 for n in 0 1 2 3; do [ -f "$T/out$n.pcap" ] || die "net_pcap did not write out$n.pcap"; done
