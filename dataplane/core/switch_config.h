@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dataplane/io/emulated_host.h"
+#include "dataplane/mmu/mmu_config.h"
 #include "dataplane/queues/queue_config.h"
 #include "dataplane/tables/fib.h"
 #include "dataplane/tables/qos_maps.h"
@@ -23,6 +24,7 @@ struct PortSpec {
   rte_ether_addr mac{};
   EgressConfig egress;  // egress.speed_gbps is the port's link rate
   HostSpec host;        // for emulated hosts
+  PortLosslessConfig lossless;  // PGs, headroom, WRED/ECN per queue, PFC quanta
   int worker = -1;      // -1: spread round robin
 };
 
@@ -47,6 +49,7 @@ struct SwitchConfig {
   std::string pipeline_text;    // YAML; empty means the built-in l3_roce pipeline
   std::string pipeline_source;
   QosMaps qos = QosMaps::sonic_default();
+  MmuConfig mmu;                // shared buffer, pfc_enable, PFC watchdog
   std::vector<PortSpec> ports;
   std::vector<GroupSpec> groups;
   std::vector<RouteSpec> routes;  // RouteSpec::group indexes `groups`

@@ -22,6 +22,7 @@ struct HostFlowSpec {
   uint32_t payload = 1024;
   uint32_t qp = 0x11;
   uint8_t opcode = 0x04;  // RC SEND_ONLY
+  int8_t priority = -1;   // PFC priority the host pauses this flow on; -1: from the switch's maps
   uint64_t start_ns = 0;
   uint64_t stop_ns = UINT64_MAX;
 };

@@ -12,6 +12,7 @@ struct QosMaps {
   std::array<uint8_t, 64> dscp_to_tc{};
   std::array<uint8_t, 8> pcp_to_tc{};
   std::array<uint8_t, 8> tc_to_queue{};
+  int8_t cnp_queue = -1;  // >= 0: CNPs (BTH opcode 0x81) go to this queue whatever their DSCP
 
   // SONiC's default map (AZURE profile): DSCP 3/4 are the lossless RDMA classes, 46 and 48
   // (CNPs on NVIDIA NICs) get TC5/TC6, everything else is best effort TC1.
