@@ -221,6 +221,7 @@ int main(int argc, char** argv) {
       ++w;
     }
     rs::Reporter rep(*sw);
+    if (const std::string plan = rep.buffer_plan(); !plan.empty() && !opt.quiet) fmt::print("{}", plan);
     const auto start = std::chrono::steady_clock::now();
     double next_report = 1.0;
     double elapsed = 0;

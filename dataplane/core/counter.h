@@ -10,6 +10,7 @@ struct Counter {
   std::atomic<uint64_t> v{0};
 
   void add(uint64_t n) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void sub(uint64_t n) { v.store(v.load(std::memory_order_relaxed) - n, std::memory_order_relaxed); }
   void inc() { add(1); }
   void set(uint64_t n) { v.store(n, std::memory_order_relaxed); }
   void max_with(uint64_t n) {

@@ -29,6 +29,11 @@ namespace rs {
   X(BadNextHop, "bad_next_hop")                                              \
   X(TailDropPackets, "tail_drop_packets")                                    \
   X(TailDropBytes, "tail_drop_bytes")                                        \
+  X(DynamicThreshold, "dynamic_threshold")                                   \
+  X(SharedPoolFull, "shared_pool_full")                                      \
+  X(HeadroomExhausted, "lossless_headroom_exhausted")                        \
+  X(WredDrop, "wred_drop")                                                   \
+  X(PfcWatchdog, "pfc_watchdog")                                             \
   X(HandoffFull, "handoff_ring_full")                                        \
   X(TxFull, "tx_full")                                                       \
   X(Shutdown, "shutdown_flush")

@@ -52,11 +52,21 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
                                   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
   if (!pool_) throw std::runtime_error(fmt::format("mbuf pool: {}", rte_strerror(rte_errno)));
   try {
+    std::vector<PortLosslessConfig> lossless;
+    for (auto& ps : cfg.ports) lossless.push_back(ps.lossless);
+    sb_ = std::make_unique<SharedBuffer>(cfg.mmu, lossless, cfg.workers);
     for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
       const PortSpec& ps = cfg.ports[i];
       std::unique_ptr<Port> p;
-      if (ps.kind == PortKind::Ethdev) p = std::make_unique<EthdevPort>(ps.devargs, pool_);
-      else p = std::make_unique<EmulatedHost>(ps.host, ps.mac, ps.egress.speed_gbps, pool_, now_ns);
+      if (ps.kind == PortKind::Ethdev) {
+        p = std::make_unique<EthdevPort>(ps.devargs, pool_);
+      } else {
+        // A host pauses a flow on the priority the switch puts it in, unless told otherwise.
+        HostSpec hs = ps.host;
+        for (auto& f : hs.flows)
+          if (f.priority < 0) f.priority = static_cast<int8_t>(cfg.mmu.tc_to_pg[cfg.qos.dscp_to_tc[f.dscp & 63] & 7]);
+        p = std::make_unique<EmulatedHost>(hs, ps.mac, ps.egress.speed_gbps, pool_, now_ns);
+      }
       p->name = ps.name;
       p->mac = ps.mac;
       p->speed_gbps = ps.egress.speed_gbps;
@@ -64,7 +74,8 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       port_mac_[i] = ps.mac;
       port_owner_[i] = static_cast<uint8_t>(ps.worker >= 0 ? ps.worker % cfg.workers : i % cfg.workers);
       ports_.push_back(std::move(p));
-      egress_.push_back(std::make_unique<EgressPort>(static_cast<uint16_t>(i), ports_.back().get(), ps.egress, now_ns));
+      egress_.push_back(std::make_unique<EgressPort>(static_cast<uint16_t>(i), ports_.back().get(), ps.egress, now_ns,
+                                                     sb_.get(), port_owner_[i], ps.lossless, pool_));
       egress_.back()->set_load_view(&load_);
     }
     fib_owned_ = build_fib(cfg);
@@ -81,6 +92,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       auto wk = std::make_unique<Worker>(w, spec, env, cfg.seed);
       wk->fib = &fib_;
       wk->qsbr = qsbr_;
+      wk->wd_poll_ns = cfg.mmu.pfcwd.enabled ? cfg.mmu.pfcwd.poll_ns : 0;
       rte_rcu_qsbr_thread_register(qsbr_, w);
       rte_rcu_qsbr_thread_online(qsbr_, w);
       wk->ctx.fib = fib_owned_.get();
@@ -111,6 +123,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     workers_.clear();
     egress_.clear();
     ports_.clear();
+    sb_.reset();
     rte_free(qsbr_);
     rte_mempool_free(pool_);
     throw;
@@ -147,8 +160,12 @@ void Switch::shutdown(uint64_t now_ns) {
       }
     }
   }
+  // A storm in progress ends with the switch (no stale storm state), then the queues empty.
   for (auto& w : workers_)
-    for (EgressPort* e : w->tx_ports) e->flush(w->ctx, DropReason::Shutdown);
+    for (EgressPort* e : w->tx_ports) {
+      e->set_pfcwd(e->pfcwd(), w->ctx);
+      e->flush(w->ctx, DropReason::Shutdown);
+    }
   for (auto& p : ports_) p->stop();
 }
 
@@ -185,6 +202,58 @@ uint64_t Switch::drops(DropReason r) const {
   uint64_t s = 0;
   for (std::size_t p = 0; p < ports_.size(); ++p) s += drops(p, r);
   return s;
+}
+
+uint64_t Switch::lossless_drops() const {
+  // Every drop at a queue a lossless priority maps to, plus lossless packets refused at
+  // admission (they are charged to those queues too): the number the demo must keep at 0.
+  uint64_t n = 0;
+  const MmuConfig& mc = sb_->config();
+  for (std::size_t p = 0; p < egress_.size(); ++p)
+    for (int pr = 0; pr < 8; ++pr) {
+      if (!(mc.pfc_enable & (1u << pr))) continue;
+      const QueueCounters& c = egress_[p]->queue(mc.pfc_to_queue[pr] & 7);
+      for (std::size_t r = 1; r < kNumDropReasons; ++r)
+        if (static_cast<DropReason>(r) != DropReason::Shutdown) n += c.drops[r].get();
+    }
+  return n;
+}
+
+nlohmann::json Switch::pfc_stats(std::size_t p) const {
+  using nlohmann::json;
+  const EgressPort& e = *egress_[p];
+  const PfcGenerator& g = e.pfc_gen();
+  const PfcRxCounters& rx = e.pfc_rx();
+  json pj;
+  json pgs = json::array();
+  for (uint8_t pg = 0; pg < 8; ++pg) {
+    const PgSettings& s = sb_->pg(static_cast<uint16_t>(p), pg);
+    json x = {{"pg", pg}, {"lossless", s.lossless}, {"level_bytes", sb_->pg_level(static_cast<uint16_t>(p), pg)}};
+    if (s.lossless) {
+      x["xoff"] = s.xoff;
+      x["xon"] = s.xon;
+      x["headroom"] = s.headroom;
+      x["headroom_min"] = s.headroom_min;
+      x["xoff_sent"] = g.counters().xoff_sent[pg].get();
+      x["xon_sent"] = g.counters().xon_sent[pg].get();
+      x["assert_ns"] = g.counters().assert_ns[pg].get();
+      x["asserting"] = static_cast<bool>(g.asserted_published() & (1u << pg));
+    }
+    pgs.push_back(x);
+  }
+  pj["pg"] = pgs;
+  pj["frames_sent"] = g.counters().frames.get();
+  pj["send_failures"] = g.counters().tx_fail.get();
+  json rxo = json::array(), rxn = json::array();
+  for (int pr = 0; pr < 8; ++pr) {
+    rxo.push_back(rx.xoff[pr].get());
+    rxn.push_back(rx.xon[pr].get());
+  }
+  pj["rx_xoff"] = rxo;
+  pj["rx_xon"] = rxn;
+  pj["rx_pause"] = rx.pause.get();
+  pj["rx_ignored_priorities"] = rx.ignored.get();
+  return pj;
 }
 
 SwitchTotals Switch::totals() const {
@@ -230,16 +299,26 @@ nlohmann::json Switch::stats() const {
                  {"depth_packets", c.depth_packets.get()},
                  {"depth_bytes", c.depth_bytes.get()},
                  {"peak_packets", c.peak_packets.get()},
-                 {"peak_bytes", c.peak_bytes.get()}};
+                 {"peak_bytes", c.peak_bytes.get()},
+                 {"ecn_marked", c.ecn_marked.get()},
+                 {"paused_ns", c.paused_ns.get()},
+                 {"paused_now", egress_[p]->paused(q)},
+                 {"pfcwd_storms_detected", c.storms_detected.get()},
+                 {"pfcwd_storms_restored", c.storms_restored.get()}};
       qj["drops"] = drop_map([&](DropReason r) { return c.drops[static_cast<std::size_t>(r)].get(); });
       qs.push_back(qj);
     }
     pj["queues"] = qs;
+    pj["pfc"] = pfc_stats(p);
     ports_[p]->stats(pj);
     ports.push_back(pj);
   }
   j["ports"] = ports;
   j["drops"] = drop_map([&](DropReason r) { return drops(r); });
+  j["buffer"] = {{"pool_bytes", sb_->config().pool.size},     {"cell_bytes", sb_->config().pool.cell_size},
+                 {"headroom_reserved_bytes", sb_->headroom_reserved()}, {"shared_bytes", sb_->shared_size()},
+                 {"used_bytes", sb_->used()},                  {"pfc_enable", sb_->config().pfc_enable}};
+  j["lossless_drops"] = lossless_drops();
   json stages = json::array();
   const auto& nodes0 = workers_[0]->pipeline.nodes();
   for (std::size_t n = 0; n < nodes0.size(); ++n) {

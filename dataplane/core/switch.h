@@ -50,12 +50,18 @@ class Switch {
   void reclaim();
 
   SwitchTotals totals() const;
+  // Drops of lossless-class packets (queues a pfc_enable priority maps to), shutdown aside.
+  uint64_t lossless_drops() const;
+  nlohmann::json pfc_stats(std::size_t port) const;
   nlohmann::json stats() const;
 
   uint16_t num_workers() const { return static_cast<uint16_t>(workers_.size()); }
   std::size_t num_ports() const { return ports_.size(); }
   Port& port(std::size_t i) { return *ports_[i]; }
   const EgressPort& egress(std::size_t i) const { return *egress_[i]; }
+  EgressPort& egress_mut(std::size_t i) { return *egress_[i]; }
+  const SharedBuffer& buffer() const { return *sb_; }
+  WorkerContext& worker_ctx(uint16_t w) { return workers_[w]->ctx; }
   const Pipeline& pipeline(uint16_t worker) const { return workers_[worker]->pipeline; }
   const Fib& fib() const { return *fib_.load(std::memory_order_acquire); }
   rte_mempool* pool() const { return pool_; }
@@ -70,6 +76,7 @@ class Switch {
  private:
   SwitchConfig cfg_;
   rte_mempool* pool_ = nullptr;
+  std::unique_ptr<SharedBuffer> sb_;
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<std::unique_ptr<EgressPort>> egress_;
   std::vector<std::unique_ptr<Worker>> workers_;

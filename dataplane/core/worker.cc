@@ -16,6 +16,7 @@ Worker::Worker(uint16_t id_, const PipelineSpec& spec, const StageEnv& env, uint
   ctx.policies = policy_ptrs.data();
   ctx.egress = egress_by_port;
   ctx.handoff = handoff_;
+  ctx.rng = FastRng(seed * 7919u + id_ + 1);
 }
 
 void Worker::flush_handoff() {
@@ -60,6 +61,13 @@ void Worker::poll(uint64_t now_ns) {
     for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
   }
   for (EgressPort* e : tx_ports) e->transmit(ctx);
+  // Housekeeping on the worker's own loop but off the per-packet path: the PFC watchdog
+  // looks at its queues once per poll interval.
+  if (wd_poll_ns && now_ns >= next_wd_ns_) [[unlikely]] {
+    for (EgressPort* e : tx_ports) e->watchdog_tick(ctx);
+    next_wd_ns_ = next_wd_ns_ == 0 ? now_ns + wd_poll_ns : next_wd_ns_ + wd_poll_ns;
+    if (next_wd_ns_ <= now_ns) next_wd_ns_ = now_ns + wd_poll_ns;  // fell behind: no burst of ticks
+  }
   if (qsbr) rte_rcu_qsbr_quiescent(qsbr, id);
 }
 

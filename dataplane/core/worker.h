@@ -34,6 +34,7 @@ class Worker {
   rte_ring* outbox[kMaxWorkers] = {};         // rings to every other worker
   EgressPort* egress_by_port[kMaxPorts] = {};
   std::atomic<const Fib*>* fib = nullptr;
+  uint64_t wd_poll_ns = 0;  // PFC watchdog interval; 0 = off
   rte_rcu_qsbr* qsbr = nullptr;
   WorkerCounters counters;
   WorkerContext ctx;
@@ -44,6 +45,7 @@ class Worker {
  private:
   void flush_handoff();
   Burst handoff_[kMaxWorkers];
+  uint64_t next_wd_ns_ = 0;
 };
 
 }  // namespace rs

@@ -10,6 +10,7 @@
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/core/types.h"
 #include "dataplane/core/worker_counters.h"
+#include "dataplane/policies/ecn/wred.h"
 
 namespace rs {
 
@@ -30,6 +31,7 @@ struct WorkerContext {
   uint16_t num_ports = 0;
   EgressPort* const* egress = nullptr;          // port id -> egress, valid when owned here
   Burst* handoff = nullptr;                     // per destination worker, flushed per burst
+  FastRng rng;                                  // WRED/ECN draws; seeded per worker
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "dataplane/core/icrc.h"
+#include "dataplane/pfc/pfc_frame.h"
 
 namespace rs {
 namespace {
@@ -20,7 +21,7 @@ constexpr uint32_t kBthOff = kL3Off + sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr)
 
 EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool,
                            uint64_t now_ns)
-    : spec_(spec), pool_(pool) {
+    : spec_(spec), pool_(pool), switch_mac_(switch_mac), link_gbps_(link_gbps) {
   link_.configure(link_gbps, now_ns);
   for (std::size_t i = 0; i < spec.flows.size(); ++i) {
     Flow& f = flows_.emplace_back();
@@ -89,7 +90,23 @@ rte_mbuf* EmulatedHost::build(Flow& f) {
 }
 
 uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
-  if (flows_.empty()) return 0;
+  uint16_t got = 0;
+  const HostPfcStorm& st = spec_.storm;
+  if (st.priority >= 0 && now_ns >= st.start_ns && now_ns < st.stop_ns && now_ns >= next_storm_ns_ && n > 0) {
+    // Refresh at half the pause time, as a NIC whose receive buffer never drains would.
+    std::array<uint16_t, 8> q{};
+    q[st.priority & 7] = st.quanta;
+    if (rte_mbuf* m = make_pfc_mbuf(pool_, spec_.mac, static_cast<uint8_t>(1u << (st.priority & 7)), q)) {
+      pkts[got++] = m;
+      storm_sent_.inc();
+      tx_bytes_.add(m->pkt_len);
+      next_storm_ns_ = now_ns + std::max<uint64_t>(1, pause_quanta_to_ns(st.quanta, link_gbps_) / 2);
+    }
+  }
+  if (flows_.empty()) {
+    tx_pkts_.add(got);
+    return got;
+  }
   // A sending flow is a backlogged link: time lost to a descheduled worker is made up.
   bool any_active = false;
   for (auto& f : flows_) {
@@ -98,13 +115,13 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     any_active |= active;
   }
   link_.refill(now_ns, any_active);
-  uint16_t got = 0;
   std::size_t idle = 0;
   // Round robin over flows that have credit, until the link or every flow runs out.
   while (got < n && link_.can_send() && idle < flows_.size()) {
     Flow& f = flows_[rr_];
     rr_ = (rr_ + 1) % flows_.size();
-    if (now_ns < f.spec.start_ns || now_ns >= f.spec.stop_ns || !f.rate.can_send()) {
+    if (now_ns < f.spec.start_ns || now_ns >= f.spec.stop_ns || !f.rate.can_send() ||
+        now_ns < pause_until_[f.spec.priority & 7]) {
       ++idle;
       continue;
     }
@@ -124,12 +141,32 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   return got;
 }
 
-uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t) {
+void EmulatedHost::on_mac_control(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
+  PauseFrame f;
+  if (decode_mac_control(frame, len, f) != MacControlError::Ok) {
+    rx_pfc_bad_.inc();
+    return;
+  }
+  rx_pfc_.inc();
+  for (int p = 0; p < 8; ++p) {
+    if (!(f.enable & (1u << p))) continue;
+    pause_until_[p] = f.quanta[p] ? now_ns + pause_quanta_to_ns(f.quanta[p], link_gbps_) : 0;
+  }
+}
+
+uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    if (m->data_len >= sizeof(rte_ether_hdr) &&
+        rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == kEtherTypeMacControl) {
+      // Link-local: the host's MAC acts on it; it is not a received packet.
+      on_mac_control(p, m->data_len, now_ns);
+      rte_pktmbuf_free(m);
+      continue;
+    }
     rx_pkts_.inc();
     rx_bytes_.add(m->pkt_len);
-    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
     if (m->data_len >= kBthOff + kBth && m->data_len == m->pkt_len &&
         rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == RTE_ETHER_TYPE_IPV4) {
       auto* ip = reinterpret_cast<const rte_ipv4_hdr*>(p + kL3Off);
@@ -156,9 +193,13 @@ void EmulatedHost::stats(nlohmann::json& j) const {
   h["rx_roce"] = rx_roce_.get();
   h["rx_icrc_bad"] = icrc_bad_.get();
   h["rx_ce_marked"] = rx_ce_.get();
+  h["rx_pfc_frames"] = rx_pfc_.get();
+  h["rx_pfc_malformed"] = rx_pfc_bad_.get();
+  if (spec_.storm.priority >= 0) h["pfc_storm_frames_sent"] = storm_sent_.get();
   auto& fl = h["flows"];
   fl = nlohmann::json::array();
-  for (auto& f : flows_) fl.push_back({{"qp", f.spec.qp}, {"rate_gbps", f.spec.rate_gbps}, {"sent", f.sent.get()}});
+  for (auto& f : flows_)
+    fl.push_back({{"qp", f.spec.qp}, {"rate_gbps", f.spec.rate_gbps}, {"priority", f.spec.priority}, {"sent", f.sent.get()}});
 }
 
 }  // namespace rs

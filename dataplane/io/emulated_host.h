@@ -5,6 +5,7 @@
 #include <rte_mempool.h>
 
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <vector>
 
@@ -27,10 +28,20 @@ struct HostFlowSpec {
   uint64_t stop_ns = UINT64_MAX;
 };
 
+// A stuck receiver: the host keeps sending PFC XOFF for one priority (a PFC storm), the case
+// the switch's PFC watchdog exists for.
+struct HostPfcStorm {
+  int8_t priority = -1;  // -1: none
+  uint64_t start_ns = 0;
+  uint64_t stop_ns = UINT64_MAX;
+  uint16_t quanta = 0xffff;
+};
+
 struct HostSpec {
   uint32_t ip = 0;  // network order
   rte_ether_addr mac{};
   std::vector<HostFlowSpec> flows;
+  HostPfcStorm storm;
 };
 
 class EmulatedHost final : public Port {
@@ -46,6 +57,11 @@ class EmulatedHost final : public Port {
   uint64_t sent_packets() const { return tx_pkts_.get(); }
   uint64_t received_packets() const { return rx_pkts_.get(); }
   uint64_t icrc_bad() const { return icrc_bad_.get(); }
+  uint64_t ce_marked() const { return rx_ce_.get(); }
+  uint64_t pfc_received() const { return rx_pfc_.get(); }
+  uint64_t storm_frames() const { return storm_sent_.get(); }
+  // PFC from the switch stops this host's flows of that priority until the time runs out.
+  bool paused(int priority, uint64_t now_ns) const { return now_ns < pause_until_[priority & 7]; }
 
  private:
   struct Flow {
@@ -56,6 +72,7 @@ class EmulatedHost final : public Port {
     Counter sent;
   };
   rte_mbuf* build(Flow& f);
+  void on_mac_control(const uint8_t* frame, uint32_t len, uint64_t now_ns);
 
   HostSpec spec_;
   rte_mempool* pool_;
@@ -64,6 +81,11 @@ class EmulatedHost final : public Port {
   std::size_t rr_ = 0;
   Counter tx_pkts_, tx_bytes_, alloc_fail_;
   Counter rx_pkts_, rx_bytes_, rx_roce_, icrc_bad_, rx_ce_;
+  Counter rx_pfc_, rx_pfc_bad_, storm_sent_;
+  rte_ether_addr switch_mac_{};
+  double link_gbps_ = 1;
+  std::array<uint64_t, 8> pause_until_{};
+  uint64_t next_storm_ns_ = 0;
 };
 
 }  // namespace rs

@@ -7,11 +7,40 @@ namespace rs {
 
 EgressPort::EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns)
     : id_(port_id), port_(port), cfg_(cfg) {
+  std::vector<PortLosslessConfig> none(static_cast<std::size_t>(port_id) + 1);
+  own_sb_ = std::make_unique<SharedBuffer>(MmuConfig{}, none, 1);
+  sb_ = own_sb_.get();
+  use_ = &sb_->usage(0);
+  init(cfg, now_ns);
+}
+
+EgressPort::EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns, SharedBuffer* sb,
+                       uint16_t owner, const PortLosslessConfig& lossless, rte_mempool* pool)
+    : id_(port_id), port_(port), cfg_(cfg), sb_(sb), use_(&sb->usage(owner)), lcfg_(lossless) {
+  pfcwd_ = sb->config().pfcwd;
+  init(cfg, now_ns);
+  pfc_.configure(port_id, port, pool, cfg.speed_gbps, lossless.pfc_quanta);
+}
+
+EgressPort::~EgressPort() = default;
+
+void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
+  track_pg_ = sb_->any_lossless();
+  q_prio_.fill(-1);
   for (int q = 0; q < 8; ++q) {
     q_[q] = std::make_unique<PacketFifo>(cfg.limits[q].packets);
     if (cfg.sched[q] == QueueSched::Strict) strict_mask_ |= static_cast<uint8_t>(1u << q);
     dwrr_.set_weight(q, cfg.weights[q]);
+    if (lcfg_.wred[q].enabled) wred_mask_ |= static_cast<uint8_t>(1u << q);
+    if (lcfg_.dynamic_th[q] != kNoDynamicTh) dyn_mask_ |= static_cast<uint8_t>(1u << q);
   }
+  const MmuConfig& mc = sb_->config();
+  for (int p = 0; p < 8; ++p)
+    if (mc.pfc_enable & (1u << p)) {
+      const int q = mc.pfc_to_queue[p] & 7;
+      lossless_q_ |= static_cast<uint8_t>(1u << q);
+      q_prio_[q] = static_cast<int8_t>(p);
+    }
   shaper_.configure(cfg.speed_gbps, now_ns);
 }
 
@@ -34,6 +63,7 @@ void EgressPort::publish_counters() {
     c.deq_bytes.set(st.deq_bytes);
     c.peak_packets.set(st.peak_packets);
     c.peak_bytes.set(st.peak_bytes);
+    c.ecn_marked.set(st.ecn_marked);
     c.depth_packets.set(q_[q]->packets());
     c.depth_bytes.set(q_[q]->bytes());
   }
@@ -41,11 +71,81 @@ void EgressPort::publish_counters() {
   dirty_ = 0;
 }
 
+void EgressPort::release(rte_mbuf* m) {
+  const uint32_t cells = sb_->charge(m->pkt_len);
+  use_->used_bytes.sub(cells);
+  if (track_pg_) {
+    const PacketMeta& pm = meta(m);
+    use_->pg[pm.in_port][sb_->config().tc_to_pg[pm.tc & 7]].sub(cells);
+  }
+}
+
+void EgressPort::unpause(int q, uint64_t at) {
+  const uint8_t bit = static_cast<uint8_t>(1u << q);
+  if (!(paused_mask_ & bit)) return;
+  paused_mask_ &= static_cast<uint8_t>(~bit);
+  qc_[q].paused_ns.add(at > pause_start_[q] ? at - pause_start_[q] : 0);
+  stalled_since_[q] = 0;
+  paused_pub_.set(paused_mask_);
+}
+
+void EgressPort::expire_pauses(uint64_t now) {
+  for (uint8_t m = paused_mask_; m; m &= static_cast<uint8_t>(m - 1)) {
+    const int q = __builtin_ctz(m);
+    if (now >= pause_until_[q]) unpause(q, pause_until_[q]);
+  }
+}
+
+void EgressPort::on_pause_frame(const PauseFrame& f, uint64_t now) {
+  if (!f.pfc) rx_.pause.inc();
+  const uint8_t lossless = sb_->config().pfc_enable;
+  for (int p = 0; p < 8; ++p) {
+    if (!(f.enable & (1u << p))) continue;
+    // 802.3x PAUSE stops the whole link; PFC only the priorities this switch runs lossless.
+    int q;
+    if (f.pfc) {
+      if (!(lossless & (1u << p))) {
+        rx_.ignored.inc();
+        continue;
+      }
+      q = sb_->config().pfc_to_queue[p] & 7;
+      (f.quanta[p] ? rx_.xoff[p] : rx_.xon[p]).inc();
+    } else {
+      q = p;
+    }
+    const uint8_t bit = static_cast<uint8_t>(1u << q);
+    if (f.quanta[p] == 0) {
+      unpause(q, now);  // XON resumes at once; it is never a pause, so never a storm
+      continue;
+    }
+    last_xoff_[p] = now;
+    if (ignore_pause_ & bit) continue;  // the watchdog took this queue out of PFC
+    if (!(paused_mask_ & bit)) {
+      paused_mask_ |= bit;
+      pause_start_[q] = now;
+      if (!q_[q]->empty()) stalled_since_[q] = now | 1;
+      paused_pub_.set(paused_mask_);
+    }
+    // A new frame restarts the timer (802.1Qbb), shorter or longer.
+    pause_until_[q] = now + pause_quanta_to_ns(f.quanta[p], cfg_.speed_gbps);
+  }
+}
+
+uint64_t EgressPort::paused_ns(int q, uint64_t now) const {
+  uint64_t t = qc_[q].paused_ns.get();
+  if (paused_mask_ & (1u << q)) t += std::min(now, pause_until_[q]) - pause_start_[q];
+  return t;
+}
+
 uint16_t EgressPort::transmit(WorkerContext& ctx) {
+  if (paused_mask_) [[unlikely]]
+    expire_pauses(ctx.now_ns);
+  // This port's own ingress PGs: refresh or release PAUSE as their levels move.
+  if (sb_->lossless_pgs(id_)) pfc_.evaluate(*sb_, ctx.now_ns);
   const uint8_t eligible = nonempty_mask_ & static_cast<uint8_t>(~paused_mask_);
   // An idle (or paused) port still stamps the shaper, so the next backlog starts fresh.
   shaper_.refill(ctx.now_ns, eligible != 0);
-  if (!nonempty_mask_) {
+  if (!eligible) {
     if (dirty_) publish_counters();
     return 0;
   }
@@ -54,7 +154,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   uint16_t deq_pkts[8] = {};
   uint16_t n = 0;
   uint64_t bytes = 0;
-  if (eligible && (eligible & (eligible - 1)) == 0) {
+  if ((eligible & (eligible - 1)) == 0) {
     // One queue has traffic (the usual case on a port): no arbitration per packet. A DWRR
     // queue served alone starts the next contended round with no carried deficit.
     const int q = __builtin_ctz(eligible);
@@ -89,6 +189,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     if (dirty_) publish_counters();
     return 0;
   }
+  for (uint16_t i = 0; i < n; ++i) release(out[i]);
   total_bytes_ -= bytes;
   for (int q = 0; q < 8; ++q)
     if (deq_pkts[q]) {
@@ -107,19 +208,69 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   return sent;
 }
 
+void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
+  while (!q_[q]->empty()) {
+    qc_[q].drops[static_cast<std::size_t>(reason)].inc();
+    rte_mbuf* m = q_[q]->pop();
+    total_bytes_ -= m->pkt_len;
+    release(m);
+    ctx.drop(m, reason, id_);
+  }
+  nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+  stalled_since_[q] = 0;
+  dwrr_.on_empty(q);
+  dirty_ |= static_cast<uint8_t>(1u << q);
+}
+
 void EgressPort::flush(WorkerContext& ctx, DropReason reason) {
-  for (int q = 0; q < 8; ++q) {
-    while (!q_[q]->empty()) {
-      qc_[q].drops[static_cast<std::size_t>(reason)].inc();
-      rte_mbuf* m = q_[q]->pop();
-      total_bytes_ -= m->pkt_len;
-      ctx.drop(m, reason, id_);
+  for (int q = 0; q < 8; ++q) drop_queue(q, ctx, reason);
+  publish_counters();
+}
+
+void EgressPort::apply_storm(int q, bool start, WorkerContext& ctx) {
+  const uint8_t bit = static_cast<uint8_t>(1u << q);
+  const int p = q_prio_[q];
+  const uint8_t pbit = static_cast<uint8_t>(1u << p);
+  if (start) {
+    (start ? qc_[q].storms_detected : qc_[q].storms_restored).inc();
+    if (pfcwd_.action == PfcwdAction::Alert) return;
+    ignore_pause_ |= bit;
+    unpause(q, ctx.now_ns);
+    if (pfcwd_.action == PfcwdAction::Drop) {
+      // SONiC's drop: the stuck queue is emptied and stays empty, and this port stops asking
+      // its peer to pause that priority (its ingress PG drops instead of filling up).
+      wd_drop_mask_ |= bit;
+      drop_queue(q, ctx, DropReason::PfcWatchdog);
+      sb_->set_wd_dropping(id_, static_cast<uint8_t>(sb_->wd_dropping(id_) | pbit));
+      pfc_.set_suppressed(static_cast<uint8_t>(sb_->wd_dropping(id_)), *sb_, ctx.now_ns);
     }
-    nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
-    dwrr_.on_empty(q);
-    dirty_ |= static_cast<uint8_t>(1u << q);
+  } else {
+    qc_[q].storms_restored.inc();
+    ignore_pause_ &= static_cast<uint8_t>(~bit);
+    wd_drop_mask_ &= static_cast<uint8_t>(~bit);
+    if (sb_->wd_dropping(id_) & pbit) {
+      sb_->set_wd_dropping(id_, static_cast<uint8_t>(sb_->wd_dropping(id_) & ~pbit));
+      pfc_.set_suppressed(sb_->wd_dropping(id_), *sb_, ctx.now_ns);
+    }
+  }
+}
+
+void EgressPort::watchdog_tick(WorkerContext& ctx) {
+  if (!pfcwd_.enabled) return;
+  if (paused_mask_) expire_pauses(ctx.now_ns);
+  for (uint8_t m = lossless_q_; m; m &= static_cast<uint8_t>(m - 1)) {
+    const int q = __builtin_ctz(m);
+    const auto ev = wd_[q].tick(pfcwd_, ctx.now_ns, stalled_since_[q], last_xoff_[q_prio_[q]]);
+    if (ev == PfcWatchdogQueue::Event::StormDetected) apply_storm(q, true, ctx);
+    else if (ev == PfcWatchdogQueue::Event::StormRestored) apply_storm(q, false, ctx);
   }
   publish_counters();
+}
+
+void EgressPort::set_pfcwd(const PfcwdConfig& cfg, WorkerContext& ctx) {
+  for (int q = 0; q < 8; ++q)
+    if (wd_[q].reset(ctx.now_ns)) apply_storm(q, false, ctx);
+  pfcwd_ = cfg;
 }
 
 uint64_t EgressPort::queued_packets() const {

@@ -1,6 +1,8 @@
-// The egress half of a switch port: 8 priority queues with per-queue limits, the scheduler
-// (strict queues first, DWRR among the rest) and the shaper at the port's link rate. Owned by
-// exactly one worker; others hand packets over through rings.
+// The egress half of a switch port: 8 priority queues over the shared buffer, ECN/WRED at
+// enqueue, PFC pause timers per priority (received PAUSE makes a queue ineligible), the
+// scheduler (strict queues first, DWRR among the rest), the shaper at the port's link rate,
+// and the PFC generator and watchdog of the same physical port. Owned by exactly one worker;
+// others hand packets over through rings.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -9,6 +11,11 @@
 #include "dataplane/core/counter.h"
 #include "dataplane/core/drop_reason.h"
 #include "dataplane/core/worker_context.h"
+#include "dataplane/mmu/shared_buffer.h"
+#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/pfc/pfc_generator.h"
+#include "dataplane/pfc/pfc_watchdog.h"
+#include "dataplane/policies/ecn/wred.h"
 #include "dataplane/policies/routing/routing_policy.h"
 #include "dataplane/policies/sched/dwrr.h"
 #include "dataplane/policies/sched/strict_priority.h"
@@ -26,37 +33,91 @@ struct QueueCounters {
   Counter deq_packets, deq_bytes;
   Counter depth_packets, depth_bytes;  // current; written by the owner after each change
   Counter peak_packets, peak_bytes;
+  Counter ecn_marked;                  // CE set at enqueue by the WRED/ECN law
+  Counter paused_ns;                   // closed pause intervals (received PFC/PAUSE)
+  Counter storms_detected, storms_restored;  // PFC watchdog
   Counter drops[kNumDropReasons];
+};
+
+// Received MAC control frames, per priority.
+struct PfcRxCounters {
+  std::array<Counter, 8> xoff;  // PFC frames with this priority enabled and a non-zero time
+  std::array<Counter, 8> xon;   // ... with time 0
+  Counter pause;                // 802.3x PAUSE frames
+  Counter ignored;              // enabled only priorities that are not lossless here
 };
 
 class EgressPort {
  public:
+  // Without an MMU the port gets a private default buffer (tests of the scheduler alone).
   EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns);
+  // In a switch: the shared buffer, the owner worker's usage row, this port's lossless
+  // settings and the pool PFC frames are built from.
+  EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns, SharedBuffer* sb,
+             uint16_t owner, const PortLosslessConfig& lossless, rte_mempool* pool);
+  ~EgressPort();
 
   // Takes ownership: queues the packet or drops it with a counted reason. Inline: it runs once
   // per packet from tm_enqueue, so it touches only owner-private fields; the shared counters
   // are published once per transmit() (or by publish_counters()).
   void enqueue(rte_mbuf* m, WorkerContext& ctx) {
-    const int q = meta(m).queue & 7;
+    PacketMeta& pm = meta(m);
+    const int q = pm.queue & 7;
+    const uint8_t qbit = static_cast<uint8_t>(1u << q);
     PacketFifo& f = *q_[q];
+    const uint32_t len = m->pkt_len;
+    const uint32_t cells = sb_->charge(len);
+    const uint16_t in = pm.in_port;
+    const uint8_t pg = sb_->config().tc_to_pg[pm.tc & 7];
+    const bool lossless = sb_->lossless_pgs(in) & (1u << pg);
     DropReason r = DropReason::None;
-    if (f.packets() >= cfg_.limits[q].packets) r = DropReason::TailDropPackets;
-    else if (f.bytes() + m->pkt_len > cfg_.limits[q].bytes) r = DropReason::TailDropBytes;
+    if (f.packets() >= cfg_.limits[q].packets) [[unlikely]] {
+      r = DropReason::TailDropPackets;  // the queue's slots: a hard limit even when lossless
+    } else if (wd_drop_mask_ & qbit) [[unlikely]] {
+      r = DropReason::PfcWatchdog;
+    } else if (lossless) {
+      // Lossless: no egress byte limit; the ingress PG is bounded by XOFF + its headroom.
+      const PgSettings& s = sb_->pg(in, pg);
+      if (sb_->wd_dropping(in) & (1u << pg)) r = DropReason::PfcWatchdog;
+      else if (sb_->pg_level(in, pg) + cells > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
+    } else if (f.bytes() + len > byte_limit(q)) {
+      r = (dyn_mask_ & qbit) ? DropReason::DynamicThreshold : DropReason::TailDropBytes;
+    } else if (sb_->used() + cells > sb_->shared_size()) [[unlikely]] {
+      r = DropReason::SharedPoolFull;
+    }
+    if (r == DropReason::None && (wred_mask_ & qbit)) {
+      const EcnVerdict v = wred_decide(lcfg_.wred[q], f.bytes(), pm.ecn, lossless, ctx.rng);
+      if (v == EcnVerdict::Mark) {
+        mark_ce(m, pm);
+        ++qs_[q].ecn_marked;
+      } else if (v == EcnVerdict::Drop) {
+        r = DropReason::WredDrop;
+      }
+    }
     if (r != DropReason::None) [[unlikely]] {
       qc_[q].drops[static_cast<std::size_t>(r)].inc();
       ctx.drop(m, r, id_);
       return;
     }
     f.push(m);
-    nonempty_mask_ |= static_cast<uint8_t>(1u << q);
-    total_bytes_ += m->pkt_len;
+    nonempty_mask_ |= qbit;
+    total_bytes_ += len;
+    use_->used_bytes.add(cells);
+    if (track_pg_) use_->pg[in][pg].add(cells);
+    if ((paused_mask_ & qbit) && !stalled_since_[q]) stalled_since_[q] = ctx.now_ns | 1;
     QueueStats& st = qs_[q];
     ++st.enq_packets;
-    st.enq_bytes += m->pkt_len;
+    st.enq_bytes += len;
     // Depth only grows between transmits, so the peak is seen here.
     if (f.packets() > st.peak_packets) st.peak_packets = f.packets();
     if (f.bytes() > st.peak_bytes) st.peak_bytes = f.bytes();
-    dirty_ |= static_cast<uint8_t>(1u << q);
+    dirty_ |= qbit;
+    // XOFF must not wait for the next loop: the ingress port's generator is checked now when
+    // this worker owns it (otherwise its owner sees the level on its next loop).
+    if (lossless && ctx.port_owner[in] == ctx.worker) {
+      EgressPort* ip = ctx.egress[in];
+      if (ip->pfc_.needs_xoff(pg, sb_->pg_level(in, pg), sb_->pg(in, pg).xoff)) ip->pfc_.evaluate(*sb_, ctx.now_ns);
+    }
   }
   // Copies the owner's figures of changed queues into the counters readers see. The owner
   // calls it at the end of every transmit(), so readers are at most one worker loop behind.
@@ -66,32 +127,82 @@ class EgressPort {
   // Drops everything still queued (stop/shutdown), counted under `reason`.
   void flush(WorkerContext& ctx, DropReason reason);
 
+  // A MAC control frame received on this port (from the mac_control stage).
+  void on_pause_frame(const PauseFrame& f, uint64_t now);
+  // PFC watchdog, from the owner's housekeeping every poll interval.
+  void watchdog_tick(WorkerContext& ctx);
+  // Stop or reconfiguration: every storm ends (and is counted restored) before new settings.
+  void set_pfcwd(const PfcwdConfig& cfg, WorkerContext& ctx);
+
   uint16_t id() const { return id_; }
   const QueueCounters& queue(int q) const { return qc_[q]; }
   uint64_t queued_packets() const;
   const EgressConfig& config() const { return cfg_; }
+  const PortLosslessConfig& lossless() const { return lcfg_; }
+  const PfcwdConfig& pfcwd() const { return pfcwd_; }
   void set_load_view(PortLoad* load) { load_ = load; }
+  const PfcGenerator& pfc_gen() const { return pfc_; }
+  const PfcRxCounters& pfc_rx() const { return rx_; }
+  const SharedBuffer& buffer() const { return *sb_; }
+  bool paused(int q) const { return paused_pub_.get() & (1u << q); }
+  bool in_storm(int q) const { return wd_[q].in_storm(); }
+  // Pause time of a queue including an open interval (owner thread or stopped switch).
+  uint64_t paused_ns(int q, uint64_t now) const;
 
  private:
   int pick(uint8_t nonempty);
-
+  uint64_t byte_limit(int q) const {
+    if (!(dyn_mask_ & (1u << q))) return cfg_.limits[q].bytes;
+    // SONiC's dynamic threshold: alpha = 2^dynamic_th of what is free in the shared pool.
+    const uint64_t free = sb_->free_shared();
+    const int8_t dt = lcfg_.dynamic_th[q];
+    return dt >= 0 ? free << dt : free >> -dt;
+  }
+  void release(rte_mbuf* m);  // gives a packet's cells back to the pool and its PG
+  void unpause(int q, uint64_t at);
+  void expire_pauses(uint64_t now);
+  void drop_queue(int q, WorkerContext& ctx, DropReason reason);
+  void apply_storm(int q, bool start, WorkerContext& ctx);
+  void init(const EgressConfig& cfg, uint64_t now_ns);
 
   uint16_t id_;
   Port* port_;
   EgressConfig cfg_;
+  std::unique_ptr<SharedBuffer> own_sb_;  // only without a switch
+  SharedBuffer* sb_ = nullptr;
+  SharedBuffer::WorkerUsage* use_ = nullptr;
+  bool track_pg_ = false;  // any lossless PG in the switch: account per (ingress port, PG)
+  PortLosslessConfig lcfg_;
+  PfcwdConfig pfcwd_;
   std::array<std::unique_ptr<PacketFifo>, 8> q_;
   std::array<QueueCounters, 8> qc_;
   struct QueueStats {
-    uint64_t enq_packets = 0, enq_bytes = 0, deq_packets = 0, deq_bytes = 0, peak_packets = 0, peak_bytes = 0;
+    uint64_t enq_packets = 0, enq_bytes = 0, deq_packets = 0, deq_bytes = 0, peak_packets = 0, peak_bytes = 0,
+             ecn_marked = 0;
   };
   std::array<QueueStats, 8> qs_{};  // owner-private; published by publish_counters()
   uint8_t dirty_ = 0;                 // queues changed since the last publication
   uint8_t strict_mask_ = 0;
   uint8_t paused_mask_ = 0;    // PFC pause lands here (a paused queue is ineligible)
   uint8_t nonempty_mask_ = 0;  // kept per push/pop so the scheduler never scans 8 queues
+  uint8_t wred_mask_ = 0;      // queues with a WRED/ECN profile
+  uint8_t dyn_mask_ = 0;       // queues with a dynamic threshold
+  uint8_t lossless_q_ = 0;     // queues a lossless priority pauses (watched by the watchdog)
+  uint8_t wd_drop_mask_ = 0;   // watchdog (drop): queue flushed, arrivals dropped
+  uint8_t ignore_pause_ = 0;   // watchdog (drop, forward): received PAUSE ignored
+  std::array<int8_t, 8> q_prio_{};         // queue -> the lossless priority pausing it, -1 none
+  std::array<uint64_t, 8> pause_until_{};  // by queue
+  std::array<uint64_t, 8> pause_start_{};
+  std::array<uint64_t, 8> stalled_since_{};  // paused and holding packets since (0: not)
+  std::array<uint64_t, 8> last_xoff_{};      // by priority: last XOFF received
+  std::array<PfcWatchdogQueue, 8> wd_{};
+  uint64_t next_expiry_ = UINT64_MAX;
   uint64_t total_bytes_ = 0;   // all queues, for the adaptive-routing load view
+  Counter paused_pub_;
   Dwrr dwrr_;
   Shaper shaper_;
+  PfcGenerator pfc_;
+  PfcRxCounters rx_;
   PortLoad* load_ = nullptr;
 };
 

@@ -15,6 +15,12 @@ void QosClassify::process(Burst& in, uint8_t* next, WorkerContext&) {
       ++tally[ByDscp];
     }
     pm.queue = maps_.tc_to_queue[pm.tc];
+    // CNPs carry the congestion signal back to the sender: they skip the data queues (whose
+    // depth is the congestion being reported) for a strict queue, whatever their DSCP says.
+    if ((pm.flags & meta_flag::kCnp) && maps_.cnp_queue >= 0) [[unlikely]] {
+      pm.queue = static_cast<uint8_t>(maps_.cnp_queue);
+      ++tally[Cnp];
+    }
     next[i] = pm.l3 == L3Type::Ipv6 ? Ipv6 : Ipv4;
   }
   publish(tally);

@@ -11,8 +11,8 @@ class QosClassify final : public StageBase<QosClassify> {
   static constexpr std::string_view kName = "qos_classify";
   enum Next : uint8_t { Ipv4, Ipv6 };
   static constexpr std::array<std::string_view, 2> kNext = {"ipv4", "ipv6"};
-  enum Ctr : uint8_t { ByDscp, ByPcp };
-  static constexpr std::array<std::string_view, 2> kCounters = {"by_dscp", "by_pcp"};
+  enum Ctr : uint8_t { ByDscp, ByPcp, Cnp };
+  static constexpr std::array<std::string_view, 3> kCounters = {"by_dscp", "by_pcp", "cnp_to_queue"};
 
   explicit QosClassify(const StageEnv& env) : maps_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
   void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;

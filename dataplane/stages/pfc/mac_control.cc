@@ -1,29 +1,43 @@
 #include "dataplane/stages/pfc/mac_control.h"
 
-#include <rte_ether.h>
+#include <algorithm>
+#include <cstring>
+
+#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/queues/egress_port.h"
 
 namespace rs {
-namespace {
-constexpr uint16_t kOpPause = 0x0001;
-constexpr uint16_t kOpPfc = 0x0101;
-constexpr uint32_t kMinFrame = 60;  // without FCS
-}  // namespace
 
-void MacControl::process(Burst& in, uint8_t* next, WorkerContext&) {
+void MacControl::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   std::array<uint32_t, kCounters.size()> tally{};
   for (uint16_t i = 0; i < in.n; ++i) {
     rte_mbuf* m = in.pkts[i];
     PacketMeta& pm = meta(m);
-    const uint8_t* p = rte_pktmbuf_mtod_offset(m, const uint8_t*, pm.l3_offset);
-    const uint16_t op = m->data_len >= pm.l3_offset + 2u ? static_cast<uint16_t>(p[0] << 8 | p[1]) : 0;
     next[i] = kNextDrop;
-    if (m->pkt_len < kMinFrame || (op != kOpPause && op != kOpPfc)) {
+    PauseFrame f;
+    const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
+    uint32_t len = m->data_len;
+    uint8_t untagged[kMacControlFrameLen];
+    if (pm.l3_offset > 14 && len >= pm.l3_offset + 20u) {
+      // Some NICs tag MAC control frames: decode the frame as if the tag were not there (the
+      // tag's 4 bytes come out of the padding, which is zero).
+      const uint32_t body = std::min<uint32_t>(len - (pm.l3_offset - 2u), kMacControlFrameLen - 12);
+      std::memset(untagged, 0, sizeof untagged);
+      std::memcpy(untagged, frame, 12);
+      std::memcpy(untagged + 12, frame + pm.l3_offset - 2, body);
+      frame = untagged;
+      len = kMacControlFrameLen;
+    }
+    if (decode_mac_control(frame, len, f) != MacControlError::Ok) {
       pm.drop_reason = DropReason::MalformedMacControl;
       ++tally[Malformed];
       continue;
     }
     pm.drop_reason = DropReason::MacControl;
-    ++tally[op == kOpPfc ? Pfc : Pause];
+    ++tally[f.pfc ? Pfc : Pause];
+    // The receiving port's egress (same worker) pauses its queues: PFC acts where it lands.
+    if (ctx.egress && pm.in_port < ctx.num_ports && ctx.egress[pm.in_port])
+      ctx.egress[pm.in_port]->on_pause_frame(f, ctx.now_ns);
   }
   publish(tally);
 }

@@ -1,6 +1,7 @@
 // MAC control frames (EtherType 0x8808: 802.3x PAUSE, 802.1Qbb PFC) are link-local: consumed
-// here, never forwarded, and counted by kind. A frame of the wrong size or opcode is counted
-// as malformed.
+// here, never forwarded, and counted by kind; a valid one pauses or resumes the receiving
+// port's egress queues. A frame of the wrong size, address or opcode is counted as malformed
+// and changes nothing.
 #pragma once
 #include "dataplane/core/stage.h"
 

@@ -1,0 +1,29 @@
+#include "dataplane/mmu/shared_buffer.h"
+
+#include <fmt/core.h>
+
+#include <stdexcept>
+
+namespace rs {
+
+SharedBuffer::SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessConfig>& ports, uint16_t workers)
+    : cfg_(cfg), cell_mask_(cfg.pool.cell_size - 1), workers_(workers), usage_(workers) {
+  if (cfg.pool.cell_size == 0 || (cfg.pool.cell_size & cell_mask_) != 0)
+    throw std::runtime_error(fmt::format("buffer.pool.cell_size: {} is not a power of two", cfg.pool.cell_size));
+  if (ports.size() > kMaxPorts) throw std::runtime_error("too many ports");
+  for (std::size_t p = 0; p < ports.size(); ++p)
+    for (uint8_t g = 0; g < 8; ++g) {
+      const PgSettings& s = ports[p].pg[g];
+      pg_[p][g] = s;
+      if (!s.lossless) continue;
+      lossless_[p] |= static_cast<uint8_t>(1u << g);
+      any_lossless_ = true;
+      headroom_total_ += s.headroom;
+    }
+  if (headroom_total_ >= cfg.pool.size)
+    throw std::runtime_error(fmt::format("buffer: lossless headroom ({} bytes over all ports) does not fit in the {}-byte pool",
+                                         headroom_total_, cfg.pool.size));
+  shared_size_ = cfg.pool.size - headroom_total_;
+}
+
+}  // namespace rs
