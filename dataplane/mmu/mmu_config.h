@@ -11,7 +11,10 @@ inline constexpr int8_t kNoDynamicTh = INT8_MIN;  // the queue uses its static l
 
 // Shared buffer pool (SONiC BUFFER_POOL): every packet in the switch occupies whole cells.
 struct BufferPoolConfig {
-  uint64_t size = 32ull << 20;  // bytes
+  // bytes; 0 (no `buffer.pool.size` given): sized to hold every queue's static limit plus the
+  // lossless headroom, so the pool never fills before a queue does and only a configured
+  // pool (or a dynamic threshold) brings shared-buffer behaviour in.
+  uint64_t size = 0;
   uint32_t cell_size = 256;     // bytes
   uint32_t mtu = 9100;          // for headroom; SONiC's default port MTU
 };

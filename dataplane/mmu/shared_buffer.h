@@ -38,6 +38,14 @@ class SharedBuffer {
   uint64_t shared_size() const { return shared_size_; }
   uint64_t headroom_reserved() const { return headroom_total_; }
 
+  // Whether lossy admission must look at the pool at all: not when every static queue limit
+  // together fits in the shared part and no queue uses a dynamic threshold (the usual lab
+  // setup), which keeps a cross-worker sum off the per-packet path.
+  bool pool_can_fill() const { return pool_can_fill_; }
+  void set_static_limits(uint64_t sum_bytes, bool any_dynamic) {
+    pool_can_fill_ = any_dynamic || sum_bytes > shared_size_;
+  }
+
   WorkerUsage& usage(uint16_t worker) { return usage_[worker]; }
   uint64_t used() const {
     uint64_t s = 0;
@@ -64,6 +72,7 @@ class SharedBuffer {
   uint32_t cell_mask_;
   uint16_t workers_;
   bool any_lossless_ = false;
+  bool pool_can_fill_ = true;
   uint64_t shared_size_ = 0;
   uint64_t headroom_total_ = 0;
   std::array<std::array<PgSettings, 8>, kMaxPorts> pg_{};

@@ -8,7 +8,10 @@ namespace rs {
 EgressPort::EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, uint64_t now_ns)
     : id_(port_id), port_(port), cfg_(cfg) {
   std::vector<PortLosslessConfig> none(static_cast<std::size_t>(port_id) + 1);
-  own_sb_ = std::make_unique<SharedBuffer>(MmuConfig{}, none, 1);
+  MmuConfig mc;
+  mc.pool.size = uint64_t{1} << 40;  // no shared pool to speak of: the queue limits rule
+  own_sb_ = std::make_unique<SharedBuffer>(mc, none, 1);
+  own_sb_->set_static_limits(0, false);
   sb_ = own_sb_.get();
   use_ = &sb_->usage(0);
   init(cfg, now_ns);
@@ -42,6 +45,56 @@ void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
       q_prio_[q] = static_cast<int8_t>(p);
     }
   shaper_.configure(cfg.speed_gbps, now_ns);
+  update_admission();
+}
+
+void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
+  PacketMeta& pm = meta(m);
+  const uint8_t qbit = static_cast<uint8_t>(1u << q);
+  PacketFifo& f = *q_[q];
+  const uint32_t len = m->pkt_len;
+  const uint32_t cells = sb_->charge(len);
+  const uint16_t in = pm.in_port;
+  const uint8_t pg = sb_->config().tc_to_pg[pm.tc & 7];
+  const bool lossless = sb_->lossless_pgs(in) & (1u << pg);
+  DropReason r = DropReason::None;
+  if (f.packets() >= cfg_.limits[q].packets) {
+    r = DropReason::TailDropPackets;  // the queue's slots: a hard limit even when lossless
+  } else if (wd_drop_mask_ & qbit) {
+    r = DropReason::PfcWatchdog;
+  } else if (lossless) {
+    // Lossless: no egress byte limit; the ingress PG is bounded by XOFF + its headroom.
+    const PgSettings& s = sb_->pg(in, pg);
+    if (sb_->wd_dropping(in) & (1u << pg)) r = DropReason::PfcWatchdog;
+    else if (sb_->pg_level(in, pg) + cells > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
+  } else if (f.bytes() + len > byte_limit(q)) {
+    r = (dyn_mask_ & qbit) ? DropReason::DynamicThreshold : DropReason::TailDropBytes;
+  } else if (sb_->pool_can_fill() && sb_->used() + cells > sb_->shared_size()) {
+    r = DropReason::SharedPoolFull;
+  }
+  if (r == DropReason::None && (wred_mask_ & qbit)) {
+    const EcnVerdict v = wred_decide(lcfg_.wred[q], f.bytes(), pm.ecn, lossless, ctx.rng);
+    if (v == EcnVerdict::Mark) {
+      mark_ce(m, pm);
+      ++qs_[q].ecn_marked;
+    } else if (v == EcnVerdict::Drop) {
+      r = DropReason::WredDrop;
+    }
+  }
+  if (r != DropReason::None) {
+    qc_[q].drops[static_cast<std::size_t>(r)].inc();
+    ctx.drop(m, r, id_);
+    return;
+  }
+  admit(m, q, len, cells);
+  if (track_pg_) use_->pg[in][pg].add(cells);
+  if ((paused_mask_ & qbit) && !stalled_since_[q]) stalled_since_[q] = ctx.now_ns | 1;
+  // XOFF must not wait for the next loop: the ingress port's generator is checked now when
+  // this worker owns it (otherwise its owner sees the level on its next loop).
+  if (lossless && ctx.port_owner && ctx.port_owner[in] == ctx.worker && ctx.egress[in]) {
+    EgressPort* ip = ctx.egress[in];
+    if (ip->pfc_.needs_xoff(pg, sb_->pg_level(in, pg), sb_->pg(in, pg).xoff)) ip->pfc_.evaluate(*sb_, ctx.now_ns);
+  }
 }
 
 int EgressPort::pick(uint8_t nonempty) {
@@ -71,13 +124,17 @@ void EgressPort::publish_counters() {
   dirty_ = 0;
 }
 
-void EgressPort::release(rte_mbuf* m) {
-  const uint32_t cells = sb_->charge(m->pkt_len);
-  use_->used_bytes.sub(cells);
-  if (track_pg_) {
-    const PacketMeta& pm = meta(m);
-    use_->pg[pm.in_port][sb_->config().tc_to_pg[pm.tc & 7]].sub(cells);
+void EgressPort::release(rte_mbuf* const* pkts, uint16_t n) {
+  uint64_t total = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    const uint32_t cells = sb_->charge(pkts[i]->pkt_len);
+    total += cells;
+    if (track_pg_) {
+      const PacketMeta& pm = meta(pkts[i]);
+      use_->pg[pm.in_port][sb_->config().tc_to_pg[pm.tc & 7]].sub(cells);
+    }
   }
+  use_->used_bytes.sub(total);
 }
 
 void EgressPort::unpause(int q, uint64_t at) {
@@ -189,7 +246,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     if (dirty_) publish_counters();
     return 0;
   }
-  for (uint16_t i = 0; i < n; ++i) release(out[i]);
+  release(out, n);
   total_bytes_ -= bytes;
   for (int q = 0; q < 8; ++q)
     if (deq_pkts[q]) {
@@ -213,7 +270,7 @@ void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
     qc_[q].drops[static_cast<std::size_t>(reason)].inc();
     rte_mbuf* m = q_[q]->pop();
     total_bytes_ -= m->pkt_len;
-    release(m);
+    release(&m, 1);
     ctx.drop(m, reason, id_);
   }
   nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
@@ -240,6 +297,7 @@ void EgressPort::apply_storm(int q, bool start, WorkerContext& ctx) {
       // SONiC's drop: the stuck queue is emptied and stays empty, and this port stops asking
       // its peer to pause that priority (its ingress PG drops instead of filling up).
       wd_drop_mask_ |= bit;
+      update_admission();
       drop_queue(q, ctx, DropReason::PfcWatchdog);
       sb_->set_wd_dropping(id_, static_cast<uint8_t>(sb_->wd_dropping(id_) | pbit));
       pfc_.set_suppressed(static_cast<uint8_t>(sb_->wd_dropping(id_)), *sb_, ctx.now_ns);
@@ -248,6 +306,7 @@ void EgressPort::apply_storm(int q, bool start, WorkerContext& ctx) {
     qc_[q].storms_restored.inc();
     ignore_pause_ &= static_cast<uint8_t>(~bit);
     wd_drop_mask_ &= static_cast<uint8_t>(~bit);
+    update_admission();
     if (sb_->wd_dropping(id_) & pbit) {
       sb_->set_wd_dropping(id_, static_cast<uint8_t>(sb_->wd_dropping(id_) & ~pbit));
       pfc_.set_suppressed(sb_->wd_dropping(id_), *sb_, ctx.now_ns);

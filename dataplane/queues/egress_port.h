@@ -61,63 +61,25 @@ class EgressPort {
   // per packet from tm_enqueue, so it touches only owner-private fields; the shared counters
   // are published once per transmit() (or by publish_counters()).
   void enqueue(rte_mbuf* m, WorkerContext& ctx) {
-    PacketMeta& pm = meta(m);
-    const int q = pm.queue & 7;
-    const uint8_t qbit = static_cast<uint8_t>(1u << q);
+    const int q = meta(m).queue & 7;
+    // Lossless PGs, WRED, dynamic thresholds, a pool that can fill or a watchdog action: the
+    // full admission below. Otherwise (plain lossy queues, the line-rate case) only the
+    // queue's own limits apply.
+    if (full_admission_) [[unlikely]] {
+      enqueue_full(m, q, ctx);
+      return;
+    }
     PacketFifo& f = *q_[q];
     const uint32_t len = m->pkt_len;
-    const uint32_t cells = sb_->charge(len);
-    const uint16_t in = pm.in_port;
-    const uint8_t pg = sb_->config().tc_to_pg[pm.tc & 7];
-    const bool lossless = sb_->lossless_pgs(in) & (1u << pg);
     DropReason r = DropReason::None;
-    if (f.packets() >= cfg_.limits[q].packets) [[unlikely]] {
-      r = DropReason::TailDropPackets;  // the queue's slots: a hard limit even when lossless
-    } else if (wd_drop_mask_ & qbit) [[unlikely]] {
-      r = DropReason::PfcWatchdog;
-    } else if (lossless) {
-      // Lossless: no egress byte limit; the ingress PG is bounded by XOFF + its headroom.
-      const PgSettings& s = sb_->pg(in, pg);
-      if (sb_->wd_dropping(in) & (1u << pg)) r = DropReason::PfcWatchdog;
-      else if (sb_->pg_level(in, pg) + cells > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
-    } else if (f.bytes() + len > byte_limit(q)) {
-      r = (dyn_mask_ & qbit) ? DropReason::DynamicThreshold : DropReason::TailDropBytes;
-    } else if (sb_->used() + cells > sb_->shared_size()) [[unlikely]] {
-      r = DropReason::SharedPoolFull;
-    }
-    if (r == DropReason::None && (wred_mask_ & qbit)) {
-      const EcnVerdict v = wred_decide(lcfg_.wred[q], f.bytes(), pm.ecn, lossless, ctx.rng);
-      if (v == EcnVerdict::Mark) {
-        mark_ce(m, pm);
-        ++qs_[q].ecn_marked;
-      } else if (v == EcnVerdict::Drop) {
-        r = DropReason::WredDrop;
-      }
-    }
+    if (f.packets() >= cfg_.limits[q].packets) r = DropReason::TailDropPackets;
+    else if (f.bytes() + len > cfg_.limits[q].bytes) r = DropReason::TailDropBytes;
     if (r != DropReason::None) [[unlikely]] {
       qc_[q].drops[static_cast<std::size_t>(r)].inc();
       ctx.drop(m, r, id_);
       return;
     }
-    f.push(m);
-    nonempty_mask_ |= qbit;
-    total_bytes_ += len;
-    use_->used_bytes.add(cells);
-    if (track_pg_) use_->pg[in][pg].add(cells);
-    if ((paused_mask_ & qbit) && !stalled_since_[q]) stalled_since_[q] = ctx.now_ns | 1;
-    QueueStats& st = qs_[q];
-    ++st.enq_packets;
-    st.enq_bytes += len;
-    // Depth only grows between transmits, so the peak is seen here.
-    if (f.packets() > st.peak_packets) st.peak_packets = f.packets();
-    if (f.bytes() > st.peak_bytes) st.peak_bytes = f.bytes();
-    dirty_ |= qbit;
-    // XOFF must not wait for the next loop: the ingress port's generator is checked now when
-    // this worker owns it (otherwise its owner sees the level on its next loop).
-    if (lossless && ctx.port_owner[in] == ctx.worker) {
-      EgressPort* ip = ctx.egress[in];
-      if (ip->pfc_.needs_xoff(pg, sb_->pg_level(in, pg), sb_->pg(in, pg).xoff)) ip->pfc_.evaluate(*sb_, ctx.now_ns);
-    }
+    admit(m, q, len, sb_->charge(len));
   }
   // Copies the owner's figures of changed queues into the counters readers see. The owner
   // calls it at the end of every transmit(), so readers are at most one worker loop behind.
@@ -151,6 +113,26 @@ class EgressPort {
 
  private:
   int pick(uint8_t nonempty);
+  void enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx);
+  // Queues an admitted packet and charges its cells.
+  void admit(rte_mbuf* m, int q, uint32_t len, uint32_t cells) {
+    PacketFifo& f = *q_[q];
+    const uint8_t qbit = static_cast<uint8_t>(1u << q);
+    f.push(m);
+    nonempty_mask_ |= qbit;
+    total_bytes_ += len;
+    use_->used_bytes.add(cells);
+    QueueStats& st = qs_[q];
+    ++st.enq_packets;
+    st.enq_bytes += len;
+    // Depth only grows between transmits, so the peak is seen here.
+    if (f.packets() > st.peak_packets) st.peak_packets = f.packets();
+    if (f.bytes() > st.peak_bytes) st.peak_bytes = f.bytes();
+    dirty_ |= qbit;
+  }
+  void update_admission() {
+    full_admission_ = track_pg_ || wred_mask_ || dyn_mask_ || wd_drop_mask_ || sb_->pool_can_fill();
+  }
   uint64_t byte_limit(int q) const {
     if (!(dyn_mask_ & (1u << q))) return cfg_.limits[q].bytes;
     // SONiC's dynamic threshold: alpha = 2^dynamic_th of what is free in the shared pool.
@@ -158,7 +140,8 @@ class EgressPort {
     const int8_t dt = lcfg_.dynamic_th[q];
     return dt >= 0 ? free << dt : free >> -dt;
   }
-  void release(rte_mbuf* m);  // gives a packet's cells back to the pool and its PG
+  // Gives packets' cells back to the pool and their PGs.
+  void release(rte_mbuf* const* pkts, uint16_t n);
   void unpause(int q, uint64_t at);
   void expire_pauses(uint64_t now);
   void drop_queue(int q, WorkerContext& ctx, DropReason reason);
@@ -172,6 +155,7 @@ class EgressPort {
   SharedBuffer* sb_ = nullptr;
   SharedBuffer::WorkerUsage* use_ = nullptr;
   bool track_pg_ = false;  // any lossless PG in the switch: account per (ingress port, PG)
+  bool full_admission_ = true;
   PortLosslessConfig lcfg_;
   PfcwdConfig pfcwd_;
   std::array<std::unique_ptr<PacketFifo>, 8> q_;
