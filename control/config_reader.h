@@ -1,0 +1,121 @@
+// Typed, path-aware reads of YAML nodes for the config loader: every failure throws a
+// ConfigError naming the file, the line, the key path and the reason.
+#pragma once
+#include <arpa/inet.h>
+#include <fmt/core.h>
+#include <rte_ether.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+#include "control/config_loader.h"
+
+namespace rs {
+
+class ConfigReader {
+ public:
+  explicit ConfigReader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& path, const std::string& why) const {
+    const int line = n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
+    throw ConfigError(file_, line, path, why);
+  }
+
+  void map(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsMap()) fail(n, path, "expected a map");
+  }
+  void seq(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsSequence()) fail(n, path, "expected a list");
+  }
+  void keys(const YAML::Node& n, const std::string& path, std::initializer_list<const char*> allowed) const {
+    map(n, path);
+    for (auto kv : n) {
+      const auto k = kv.first.as<std::string>();
+      bool ok = false;
+      for (auto a : allowed) ok |= (k == a);
+      if (!ok) {
+        std::string list;
+        for (auto a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        fail(kv.first, join(path, k), fmt::format("unknown key (allowed: {})", list));
+      }
+    }
+  }
+  static std::string join(const std::string& path, const std::string& k) { return path.empty() ? k : path + "." + k; }
+
+  std::string str(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsScalar()) fail(n, path, "expected a string");
+    return n.as<std::string>();
+  }
+  double real(const YAML::Node& n, const std::string& path, double lo, double hi) const {
+    double v;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || std::isnan(v)) fail(n, path, "expected a number");
+    if (v < lo || v > hi) fail(n, path, fmt::format("out of range [{}, {}], got {}", lo, hi, n.as<std::string>()));
+    return v;
+  }
+  int64_t integer(const YAML::Node& n, const std::string& path, int64_t lo, int64_t hi) const {
+    int64_t v;
+    if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) fail(n, path, "expected an integer");
+    if (v < lo || v > hi) fail(n, path, fmt::format("out of range [{}, {}], got {}", lo, hi, v));
+    return v;
+  }
+  rte_ether_addr mac(const YAML::Node& n, const std::string& path) const {
+    const std::string s = str(n, path);
+    rte_ether_addr a{};
+    if (rte_ether_unformat_addr(s.c_str(), &a) != 0) fail(n, path, fmt::format("not a MAC address: '{}'", s));
+    return a;
+  }
+  uint32_t ipv4(const YAML::Node& n, const std::string& path) const {
+    const std::string s = str(n, path);
+    in_addr a{};
+    if (inet_pton(AF_INET, s.c_str(), &a) != 1) fail(n, path, fmt::format("not an IPv4 address: '{}'", s));
+    return a.s_addr;
+  }
+  RouteSpec prefix(const YAML::Node& n, const std::string& path) const {
+    const std::string s = str(n, path);
+    RouteSpec r;
+    const auto slash = s.find('/');
+    const std::string addr = s.substr(0, slash);
+    int max_len;
+    if (addr.find(':') != std::string::npos) {
+      r.ipv6 = true;
+      max_len = 128;
+      if (inet_pton(AF_INET6, addr.c_str(), r.addr) != 1) fail(n, path, fmt::format("not an IPv6 prefix: '{}'", s));
+    } else {
+      max_len = 32;
+      if (inet_pton(AF_INET, addr.c_str(), r.addr) != 1) fail(n, path, fmt::format("not an IPv4 prefix: '{}'", s));
+    }
+    int len = max_len;
+    if (slash != std::string::npos) {
+      try {
+        std::size_t used = 0;
+        len = std::stoi(s.substr(slash + 1), &used);
+        if (used != s.size() - slash - 1) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        fail(n, path, fmt::format("bad prefix length in '{}'", s));
+      }
+    }
+    if (len < 0 || len > max_len) fail(n, path, fmt::format("prefix length {} out of range", len));
+    r.depth = static_cast<uint8_t>(len);
+    return r;
+  }
+
+  // A scalar for all eight queues, or a list of eight.
+  template <typename F>
+  void per_queue(const YAML::Node& n, const std::string& path, F set) const {
+    if (n.IsSequence()) {
+      if (n.size() != 8) fail(n, path, fmt::format("expected 8 values (one per queue), got {}", n.size()));
+      for (int q = 0; q < 8; ++q) set(q, n[q], fmt::format("{}[{}]", path, q));
+    } else {
+      for (int q = 0; q < 8; ++q) set(q, n, path);
+    }
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace rs
