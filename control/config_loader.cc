@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "control/config_reader.h"
+#include "control/lossless_config.h"
 #include "dataplane/policies/routing/routing_policy.h"
 
 namespace rs {
@@ -22,26 +23,19 @@ ConfigError::ConfigError(const std::string& f, int l, const std::string& p, cons
 namespace {
 
 void read_qos(const ConfigReader& rd, const YAML::Node& n, QosMaps& qos) {
-  rd.keys(n, "qos", {"trust", "dscp_to_tc", "pcp_to_tc", "tc_to_queue"});
+  // The PFC keys (pfc_enable, tc_to_pg, pfc_to_queue, pfc_quanta) are read by read_lossless.
+  rd.keys(n, "qos", {"trust", "dscp_to_tc", "pcp_to_tc", "tc_to_queue", "cnp_queue", "pfc_enable", "tc_to_pg",
+                     "pfc_to_queue", "pfc_quanta"});
   if (auto t = n["trust"]) {
     auto s = rd.str(t, "qos.trust");
     if (s == "dscp") qos.trust = QosTrust::Dscp;
     else if (s == "pcp") qos.trust = QosTrust::Pcp;
     else rd.fail(t, "qos.trust", "expected 'dscp' or 'pcp'");
   }
-  auto read_map = [&](const char* key, int keys_max, auto& arr) {
-    if (auto m = n[key]) {
-      const std::string path = fmt::format("qos.{}", key);
-      rd.map(m, path);
-      for (auto kv : m) {
-        const auto k = rd.integer(kv.first, path, 0, keys_max);
-        arr[k] = static_cast<uint8_t>(rd.integer(kv.second, fmt::format("{}.{}", path, k), 0, 7));
-      }
-    }
-  };
-  read_map("dscp_to_tc", 63, qos.dscp_to_tc);
-  read_map("pcp_to_tc", 7, qos.pcp_to_tc);
-  read_map("tc_to_queue", 7, qos.tc_to_queue);
+  if (auto m = n["dscp_to_tc"]) rd.index_map(m, "qos.dscp_to_tc", 63, 7, qos.dscp_to_tc);
+  if (auto m = n["pcp_to_tc"]) rd.index_map(m, "qos.pcp_to_tc", 7, 7, qos.pcp_to_tc);
+  if (auto m = n["tc_to_queue"]) rd.index_map(m, "qos.tc_to_queue", 7, 7, qos.tc_to_queue);
+  if (auto x = n["cnp_queue"]) qos.cnp_queue = static_cast<int8_t>(rd.integer(x, "qos.cnp_queue", 0, 7));
 }
 
 void read_queues(const ConfigReader& rd, const YAML::Node& n, const std::string& path, EgressConfig& e) {
@@ -78,7 +72,7 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
     for (std::size_t i = 0; i < fl.size(); ++i) {
       const auto f = fl[i];
       const std::string fp = fmt::format("{}.flows[{}]", path, i);
-      rd.keys(f, fp, {"dst", "rate_gbps", "dscp", "ecn", "payload", "qp", "opcode", "start_s", "stop_s"});
+      rd.keys(f, fp, {"dst", "rate_gbps", "dscp", "ecn", "payload", "qp", "opcode", "priority", "start_s", "stop_s"});
       HostFlowSpec s;
       if (!f["dst"]) rd.fail(f, fp + ".dst", "missing");
       s.dst_ip = rd.ipv4(f["dst"], fp + ".dst");
@@ -89,6 +83,7 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
       if (auto x = f["qp"]) s.qp = static_cast<uint32_t>(rd.integer(x, fp + ".qp", 1, 0xFFFFFF));
       else s.qp = static_cast<uint32_t>(0x1000 + i);
       if (auto x = f["opcode"]) s.opcode = static_cast<uint8_t>(rd.integer(x, fp + ".opcode", 0, 255));
+      if (auto x = f["priority"]) s.priority = static_cast<int8_t>(rd.integer(x, fp + ".priority", 0, 7));
       if (auto x = f["start_s"]) s.start_ns = static_cast<uint64_t>(rd.real(x, fp + ".start_s", 0, 1e6) * 1e9);
       if (auto x = f["stop_s"]) s.stop_ns = static_cast<uint64_t>(rd.real(x, fp + ".stop_s", 0, 1e6) * 1e9);
       h.flows.push_back(s);
@@ -108,7 +103,7 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   } catch (const YAML::ParserException& e) {
     throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
   }
-  rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes"});
+  rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -137,7 +132,7 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   for (std::size_t i = 0; i < ports.size(); ++i) {
     const auto p = ports[i];
     const std::string pp = fmt::format("ports[{}]", i);
-    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker"});
+    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m"});
     PortSpec ps;
     if (!p["name"]) rd.fail(p, pp + ".name", "missing");
     ps.name = rd.str(p["name"], pp + ".name");
@@ -167,6 +162,8 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   for (std::size_t i = 0; i < cfg.ports.size(); ++i)
     if (cfg.ports[i].worker >= cfg.workers)
       rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));
+  // After the ports: headroom depends on each port's speed and cable length.
+  read_lossless(rd, root, cfg);
 
   auto port_ref = [&](const YAML::Node& n, const std::string& path) -> uint16_t {
     const std::string name = rd.str(n, path);

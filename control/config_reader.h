@@ -6,6 +6,7 @@
 #include <rte_ether.h>
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -61,6 +62,21 @@ class ConfigReader {
     if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) fail(n, path, "expected an integer");
     if (v < lo || v > hi) fail(n, path, fmt::format("out of range [{}, {}], got {}", lo, hi, v));
     return v;
+  }
+  bool boolean(const YAML::Node& n, const std::string& path) const {
+    bool v;
+    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) fail(n, path, "expected true or false");
+    return v;
+  }
+  // A {key: value} map of small integers applied over `arr` (keys 0..keys_max, values 0..values_max).
+  template <std::size_t N>
+  void index_map(const YAML::Node& n, const std::string& path, int keys_max, int values_max, std::array<uint8_t, N>& arr) const {
+    static_assert(N > 0);
+    map(n, path);
+    for (auto kv : n) {
+      const auto k = integer(kv.first, path, 0, keys_max);
+      arr[static_cast<std::size_t>(k)] = static_cast<uint8_t>(integer(kv.second, fmt::format("{}.{}", path, k), 0, values_max));
+    }
   }
   rte_ether_addr mac(const YAML::Node& n, const std::string& path) const {
     const std::string s = str(n, path);
