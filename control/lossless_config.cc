@@ -170,17 +170,18 @@ void read_name_map(const ConfigReader& rd, const YAML::Node& m, const std::strin
 void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig& cfg) {
   MmuConfig& mmu = cfg.mmu;
   const YAML::Node qos = root["qos"];  // read_qos already checked its keys
-  // Nodes are bound at construction: yaml-cpp's operator= assigns content, not the binding.
-  const YAML::Node pfc_node = qos ? qos["pfc_enable"] : YAML::Node();
+  // Flags, not a default YAML::Node(): that one is a defined null. (And Node's operator= assigns
+  // content rather than rebinding, so nodes are bound once, at construction.)
+  const bool has_pfc = qos && qos["pfc_enable"];
+  const YAML::Node where_pfc = has_pfc ? qos["pfc_enable"] : root;
   uint16_t pfc_quanta = 0xffff;
   if (qos) {
-    if (pfc_node) mmu.pfc_enable = read_pfc_enable(rd, pfc_node, "qos.pfc_enable");
+    if (has_pfc) mmu.pfc_enable = read_pfc_enable(rd, where_pfc, "qos.pfc_enable");
     if (auto m = qos["tc_to_pg"]) rd.index_map(m, "qos.tc_to_pg", 7, 7, mmu.tc_to_pg);
     if (auto m = qos["pfc_to_queue"]) rd.index_map(m, "qos.pfc_to_queue", 7, 7, mmu.pfc_to_queue);
     // 0 quanta would be an XON: every XOFF needs a pause time.
     if (auto x = qos["pfc_quanta"]) pfc_quanta = static_cast<uint16_t>(rd.integer(x, "qos.pfc_quanta", 1, 0xffff));
   }
-  const YAML::Node where_pfc = pfc_node ? pfc_node : root;
   for (int p = 0; p < 8; ++p) {
     if (!(mmu.pfc_enable >> p & 1)) continue;
     bool reached = false;
@@ -193,7 +194,7 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
   double default_cable = PortLosslessConfig{}.cable_length_m;
   std::map<std::string, BufferProfile> profiles;
   std::array<const BufferProfile*, 8> pg_profile{};
-  const YAML::Node pg_map = buf ? buf["pg"] : YAML::Node();
+  const bool has_pg = buf && buf["pg"];
   std::array<int8_t, 8> dynamic_th = PortLosslessConfig{}.dynamic_th;
   if (buf) {
     rd.keys(buf, "buffer", {"pool", "mtu", "cable_length_m", "profiles", "pg", "queue"});
@@ -217,8 +218,8 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
       if (it == profiles.end()) rd.fail(ref, path, fmt::format("unknown buffer profile '{}' (defined: {})", name, names_of(profiles)));
       return it->second;
     };
-    if (pg_map)
-      read_name_map(rd, pg_map, "buffer.pg", [&](int pg, const YAML::Node& ref, const std::string& path) {
+    if (has_pg)
+      read_name_map(rd, buf["pg"], "buffer.pg", [&](int pg, const YAML::Node& ref, const std::string& path) {
         const BufferProfile& p = profile(ref, path);
         if (!p.xoff) rd.fail(ref, path, fmt::format("profile '{}' has no xoff/xon: a PG needs a lossless profile", p.name));
         if (!(mmu.pfc_enable >> pg & 1))
@@ -232,7 +233,7 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
         dynamic_th[static_cast<std::size_t>(q)] = *p.dynamic_th;
       });
   }
-  if (pg_map)
+  if (has_pg)
     for (int p = 0; p < 8; ++p)
       if ((mmu.pfc_enable >> p & 1) && !pg_profile[static_cast<std::size_t>(p)])
         rd.fail(where_pfc, "qos.pfc_enable", fmt::format("priority {} is lossless but buffer.pg gives PG {} no profile", p, p));

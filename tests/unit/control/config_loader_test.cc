@@ -1,6 +1,7 @@
 // The YAML loader: what a good file becomes, and that every kind of mistake is rejected with
 // the file, the key path and a reason (and nothing is applied: the loader returns no config).
 #include "control/config_loader.h"
+#include "control/lossless_config.h"
 
 #include <gtest/gtest.h>
 
@@ -66,6 +67,207 @@ TEST(ConfigLoader, EmbeddedDemoIsValid) {
   EXPECT_GT(offered, c.ports[0].egress.speed_gbps);
 }
 
+TEST(ConfigLoader, EmbeddedDemoHasNoLosslessSettings) {
+  // The demo shows tail drop on purpose: nothing in it turns PFC, WRED or the watchdog on.
+  SwitchConfig c = load_config_text(kDemoConfig, "<embedded demo>");
+  EXPECT_EQ(c.mmu.pfc_enable, 0);
+  EXPECT_FALSE(c.mmu.pfcwd.enabled);
+  for (auto& p : c.ports)
+    for (auto& pg : p.lossless.pg) EXPECT_FALSE(pg.lossless);
+}
+
+const char* kLossless = R"(
+buffer:
+  pool: {size: 16777216, cell_size: 128}
+  mtu: 9100
+  cable_length_m: 5
+  profiles:
+    lossless_pg: {xoff: 65536, xon: 32768, headroom: 90000}
+    lossless_auto: {xoff: 50000, xon: 20000, dynamic_th: 0}
+    lossy_queue: {dynamic_th: 1}
+    tight_queue: {dynamic_th: -7}
+  pg: {3: lossless_pg, 4: lossless_auto}
+  queue: {0: lossy_queue, 1: tight_queue, 4: lossless_auto}
+wred_profiles:
+  AZURE_LOSSLESS: {wred_green_enable: true, ecn: ecn_all, green_min_threshold: 1048576,
+                   green_max_threshold: 2097152, green_drop_probability: 5}
+  LOSSY: {wred_green_enable: false, ecn: ecn_none, green_min_threshold: 100, green_max_threshold: 400,
+          green_drop_probability: 100}
+queue_wred: {3: AZURE_LOSSLESS, 4: AZURE_LOSSLESS, 1: LOSSY}
+pfcwd: {detection_time: 400, restoration_time: 300, poll_interval: 100, action: forward}
+qos:
+  pfc_enable: [3, 4]
+  tc_to_pg: {5: 3}
+  pfc_to_queue: {3: 6}
+  cnp_queue: 7
+  pfc_quanta: 1000
+ports:
+  - {name: a, speed_gbps: 100, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa",
+     flows: [{dst: 10.0.0.3, priority: 3}, {dst: 10.0.0.3}]}}
+  - {name: b, devargs: x, speed_gbps: 400, cable_length_m: "40m"}
+  - {name: c, devargs: y, speed_gbps: 25, cable_length_m: 300}
+)";
+
+TEST(ConfigLoader, HeadroomMinimumFollowsTheFormula) {
+  // mtu + 2 x length x 5 ns/m x rate/8 + response quanta x 64 (headroom.cc).
+  EXPECT_EQ(headroom_min_bytes(100, 5, 9100), 9100u + 625u + 394u * 64u);   // 34941
+  EXPECT_EQ(headroom_min_bytes(400, 40, 9100), 9100u + 20000u + 905u * 64u);  // 87020
+  EXPECT_EQ(headroom_min_bytes(25, 300, 9100), 9100u + 9375u + 80u * 64u);    // 23595
+  EXPECT_EQ(headroom_min_bytes(1, 5, 1500), 1500u + 7u + 67u * 64u);          // 6.25 rounds up
+}
+
+TEST(ConfigLoader, LosslessSectionsResolvePerPort) {
+  SwitchConfig c = load_config_text(kLossless, "lossless.yaml");
+  const MmuConfig& m = c.mmu;
+  EXPECT_EQ(m.pool.size, 16777216u);
+  EXPECT_EQ(m.pool.cell_size, 128u);
+  EXPECT_EQ(m.pool.mtu, 9100u);
+  EXPECT_EQ(m.pfc_enable, (1 << 3) | (1 << 4));
+  EXPECT_EQ(m.tc_to_pg[5], 3);
+  EXPECT_EQ(m.tc_to_pg[4], 4);  // identity kept where not overridden
+  EXPECT_EQ(m.pfc_to_queue[3], 6);
+  EXPECT_EQ(m.pfc_to_queue[4], 4);
+  EXPECT_TRUE(m.pfcwd.enabled);
+  EXPECT_EQ(m.pfcwd.action, PfcwdAction::Forward);
+  EXPECT_EQ(m.pfcwd.detection_ns, 400'000'000u);
+  EXPECT_EQ(m.pfcwd.restoration_ns, 300'000'000u);
+  EXPECT_EQ(m.pfcwd.poll_ns, 100'000'000u);
+  EXPECT_EQ(c.qos.cnp_queue, 7);
+  ASSERT_EQ(c.ports.size(), 3u);
+
+  EXPECT_DOUBLE_EQ(c.ports[0].lossless.cable_length_m, 5);    // buffer.cable_length_m
+  EXPECT_DOUBLE_EQ(c.ports[1].lossless.cable_length_m, 40);   // SONiC's "40m"
+  EXPECT_DOUBLE_EQ(c.ports[2].lossless.cable_length_m, 300);
+  const uint64_t mins[3] = {34941, 87020, 23595};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const PortLosslessConfig& l = c.ports[i].lossless;
+    SCOPED_TRACE(c.ports[i].name);
+    EXPECT_EQ(l.pfc_quanta, 1000);
+    const PgSettings& pg3 = l.pg[3];
+    EXPECT_TRUE(pg3.lossless);
+    EXPECT_EQ(pg3.xoff, 65536u);
+    EXPECT_EQ(pg3.xon, 32768u);
+    EXPECT_EQ(pg3.headroom, 90000u);  // as configured, above each port's minimum
+    EXPECT_EQ(pg3.headroom_min, mins[i]);
+    const PgSettings& pg4 = l.pg[4];
+    EXPECT_TRUE(pg4.lossless);
+    EXPECT_EQ(pg4.xoff, 50000u);
+    EXPECT_EQ(pg4.xon, 20000u);
+    EXPECT_EQ(pg4.headroom, mins[i]);  // not given: the computed minimum
+    for (int pg : {0, 1, 2, 5, 6, 7}) EXPECT_FALSE(l.pg[pg].lossless) << pg;
+    EXPECT_EQ(l.dynamic_th[0], 1);
+    EXPECT_EQ(l.dynamic_th[1], -7);
+    EXPECT_EQ(l.dynamic_th[4], 0);
+    EXPECT_EQ(l.dynamic_th[2], kNoDynamicTh);
+    const WredProfile& w = l.wred[3];
+    EXPECT_TRUE(w.enabled);
+    EXPECT_TRUE(w.wred_drop);
+    EXPECT_TRUE(w.ecn_mark);
+    EXPECT_EQ(w.kmin, 1048576u);
+    EXPECT_EQ(w.kmax, 2097152u);
+    EXPECT_EQ(w.pmax_percent, 5u);
+    EXPECT_TRUE(l.wred[4].enabled);
+    EXPECT_TRUE(l.wred[1].enabled);
+    EXPECT_FALSE(l.wred[1].wred_drop);
+    EXPECT_FALSE(l.wred[1].ecn_mark);
+    EXPECT_EQ(l.wred[1].pmax_percent, 100u);
+    EXPECT_FALSE(l.wred[0].enabled);
+  }
+  ASSERT_EQ(c.ports[0].host.flows.size(), 2u);
+  EXPECT_EQ(c.ports[0].host.flows[0].priority, 3);
+  EXPECT_EQ(c.ports[0].host.flows[1].priority, -1);  // resolved later from the maps
+}
+
+TEST(ConfigLoader, LosslessDefaults) {
+  SwitchConfig c = load_config_text(kGood, "good.yaml");
+  const MmuConfig d;
+  EXPECT_EQ(c.mmu.pool.size, d.pool.size);
+  EXPECT_EQ(c.mmu.pool.cell_size, 256u);
+  EXPECT_EQ(c.mmu.pool.mtu, 9100u);
+  EXPECT_EQ(c.mmu.pfc_enable, 0);
+  EXPECT_EQ(c.mmu.tc_to_pg, d.tc_to_pg);
+  EXPECT_EQ(c.mmu.pfc_to_queue, d.pfc_to_queue);
+  EXPECT_FALSE(c.mmu.pfcwd.enabled);
+  EXPECT_EQ(c.mmu.pfcwd.detection_ns, 200'000'000u);
+  EXPECT_EQ(c.qos.cnp_queue, -1);
+  for (auto& p : c.ports) {
+    EXPECT_DOUBLE_EQ(p.lossless.cable_length_m, 5);
+    EXPECT_EQ(p.lossless.pfc_quanta, 0xffff);
+    for (int i = 0; i < 8; ++i) {
+      EXPECT_FALSE(p.lossless.pg[i].lossless);
+      EXPECT_EQ(p.lossless.dynamic_th[i], kNoDynamicTh);
+      EXPECT_FALSE(p.lossless.wred[i].enabled);
+    }
+  }
+  EXPECT_EQ(c.ports[0].host.flows[0].priority, -1);
+}
+
+TEST(ConfigLoader, PfcWithoutBufferUsesTheBuiltInProfile) {
+  // SONiC's string form of pfc_enable; no buffer section at all.
+  SwitchConfig c = load_config_text(
+      "qos: {pfc_enable: \"3, 4\"}\n"
+      "pfcwd: {}\n"
+      "ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\"}}\n"
+      "  - {name: b, devargs: x, speed_gbps: 400, cable_length_m: 100}\n",
+      "builtin.yaml");
+  EXPECT_EQ(c.mmu.pfc_enable, (1 << 3) | (1 << 4));
+  EXPECT_TRUE(c.mmu.pfcwd.enabled);  // present, even empty: on with SONiC's defaults
+  EXPECT_EQ(c.mmu.pfcwd.poll_ns, 200'000'000u);
+  for (auto& p : c.ports)
+    for (int pg : {3, 4}) {
+      const PgSettings& s = p.lossless.pg[pg];
+      EXPECT_TRUE(s.lossless);
+      EXPECT_EQ(s.xoff, kBuiltinXoffMtus * 9100u);
+      EXPECT_EQ(s.xon, s.xoff / 2);
+      EXPECT_EQ(s.headroom, s.headroom_min);
+    }
+  EXPECT_EQ(c.ports[0].lossless.pg[3].headroom_min, 34941u);
+  EXPECT_EQ(c.ports[1].lossless.pg[3].headroom_min, 9100u + 50000u + 905u * 64u);
+  EXPECT_FALSE(c.ports[0].lossless.pg[0].lossless);
+}
+
+TEST(ConfigLoader, PfcEnableForms) {
+  auto mask = [](const std::string& v) {
+    return load_config_text("qos: {pfc_enable: " + v + "}\nports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\"}}\n", "f.yaml")
+        .mmu.pfc_enable;
+  };
+  EXPECT_EQ(mask("[3, 4]"), 0x18);
+  EXPECT_EQ(mask("\"3,4\""), 0x18);
+  EXPECT_EQ(mask("3"), 0x08);
+  EXPECT_EQ(mask("[]"), 0);
+  EXPECT_EQ(mask("\"\""), 0);
+  EXPECT_EQ(mask("[0, 7, 7]"), 0x81);
+}
+
+TEST(ConfigLoader, EcnModesMarkWhenTheyCoverGreen) {
+  const std::pair<const char*, bool> modes[] = {
+      {"ecn_none", false},         {"ecn_green", true},     {"ecn_yellow", false},     {"ecn_red", false},
+      {"ecn_green_yellow", true}, {"ecn_green_red", true}, {"ecn_yellow_red", false}, {"ecn_all", true}};
+  for (auto [mode, mark] : modes) {
+    SwitchConfig c = load_config_text(
+        std::string("wred_profiles: {W: {ecn: ") + mode +
+            ", green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 0}}\nqueue_wred: {2: W}\n"
+            "ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\"}}\n",
+        "f.yaml");
+    EXPECT_EQ(c.ports[0].lossless.wred[2].ecn_mark, mark) << mode;
+    EXPECT_FALSE(c.ports[0].lossless.wred[2].wred_drop) << mode;  // wred_green_enable defaults to false
+  }
+}
+
+// n ports at `gbps` behind `cable_m` of cable, lossless on 3 and 4 with the built-in profile.
+std::string many_ports(int n, int gbps, int cable_m, const std::string& pool = "") {
+  std::string y = "qos: {pfc_enable: [3, 4]}\nbuffer: {cable_length_m: " + std::to_string(cable_m) + pool + "}\nports:\n";
+  for (int i = 0; i < n; ++i)
+    y += "  - {name: p" + std::to_string(i) + ", devargs: x, speed_gbps: " + std::to_string(gbps) + "}\n";
+  return y;
+}
+
+TEST(ConfigLoader, HeadroomFitsTheDefaultPoolAtShortCables) {
+  // 32 ports at 400 Gb/s with 300 m: (36400 + 217020) x 2 PGs x 32 = 16.2 MB of 32 MiB.
+  SwitchConfig c = load_config_text(many_ports(32, 400, 300), "f.yaml");
+  EXPECT_EQ(c.ports[31].lossless.pg[4].headroom, 9100u + 150000u + 905u * 64u);
+}
+
 struct Bad {
   const char* name;
   std::string yaml;
@@ -76,6 +278,10 @@ struct Bad {
 std::string with_port(const std::string& port_fields, const std::string& rest = "") {
   return "ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\"}}\n  - {" + port_fields + "}\n" + rest;
 }
+
+const std::string kTwoPorts = with_port("name: b, devargs: x");
+const std::string kPfc34 = "qos: {pfc_enable: [3, 4]}\n";
+std::string wred_yaml(const std::string& fields) { return "wred_profiles: {W: {" + fields + "}}\n" + kTwoPorts; }
 
 class ConfigLoaderBad : public ::testing::TestWithParam<Bad> {};
 
@@ -129,6 +335,80 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"dscp_out_of_range", "qos: {dscp_to_tc: {64: 1}}\n" + with_port("name: b, devargs: x"), "qos.dscp_to_tc", "out of range"},
         Bad{"tc_out_of_range", "qos: {dscp_to_tc: {10: 9}}\n" + with_port("name: b, devargs: x"), "qos.dscp_to_tc.10", "out of range"},
         Bad{"no_ports", "switch: {workers: 1}\n", "ports", "missing"},
+        // Lossless RoCE settings.
+        Bad{"xon_not_below_xoff", kPfc34 + "buffer: {profiles: {p: {xoff: 1000, xon: 1000}}, pg: {3: p, 4: p}}\n" + kTwoPorts,
+            "buffer.profiles.p.xon", "xon 1000 must be below xoff 1000"},
+        Bad{"xoff_without_xon", "buffer: {profiles: {p: {xoff: 1000}}}\n" + kTwoPorts, "buffer.profiles.p.xon", "missing"},
+        Bad{"headroom_without_xoff", "buffer: {profiles: {p: {dynamic_th: 0, headroom: 5}}}\n" + kTwoPorts, "buffer.profiles.p.headroom", "goes with xoff"},
+        Bad{"empty_profile", "buffer: {profiles: {p: {}}}\n" + kTwoPorts, "buffer.profiles.p", "empty profile"},
+        Bad{"profile_unknown_key", "buffer: {profiles: {p: {dynamic_th: 0, size: 5}}}\n" + kTwoPorts, "buffer.profiles.p.size", "unknown key"},
+        Bad{"wred_min_not_below_max", wred_yaml("green_min_threshold: 2097152, green_max_threshold: 2097152, green_drop_probability: 5"),
+            "wred_profiles.W.green_min_threshold", "green_min_threshold 2097152 must be below green_max_threshold 2097152"},
+        Bad{"wred_probability_over_100", wred_yaml("green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 101"),
+            "wred_profiles.W.green_drop_probability", "out of range [0, 100], got 101"},
+        Bad{"wred_probability_negative", wred_yaml("green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: -1"),
+            "wred_profiles.W.green_drop_probability", "out of range [0, 100]"},
+        Bad{"wred_missing_threshold", wred_yaml("green_min_threshold: 1, green_drop_probability: 5"), "wred_profiles.W.green_max_threshold", "missing"},
+        Bad{"wred_unknown_ecn_mode", wred_yaml("ecn: ecn_blue, green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 5"),
+            "wred_profiles.W.ecn", "unknown ECN mode 'ecn_blue'"},
+        Bad{"wred_yellow_not_supported", wred_yaml("wred_yellow_enable: true, green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 5"),
+            "wred_profiles.W.wred_yellow_enable", "unknown key"},
+        Bad{"wred_enable_not_bool", wred_yaml("wred_green_enable: maybe, green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 5"),
+            "wred_profiles.W.wred_green_enable", "expected true or false"},
+        Bad{"unknown_wred_profile", "wred_profiles: {W: {green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 5}}\n"
+                                    "queue_wred: {3: AZURE}\n" + kTwoPorts, "queue_wred.3", "unknown WRED profile 'AZURE' (defined: W)"},
+        Bad{"queue_wred_queue_out_of_range", "queue_wred: {8: W}\n" + kTwoPorts, "queue_wred", "out of range [0, 7]"},
+        Bad{"pfcwd_poll_over_detection", "pfcwd: {detection_time: 100, restoration_time: 500, poll_interval: 150}\n" + kTwoPorts,
+            "pfcwd.poll_interval", "150 ms is longer than detection_time 100 ms"},
+        Bad{"pfcwd_poll_over_restoration", "pfcwd: {detection_time: 500, restoration_time: 100, poll_interval: 150}\n" + kTwoPorts,
+            "pfcwd.poll_interval", "150 ms is longer than restoration_time 100 ms"},
+        Bad{"pfcwd_default_poll_over_detection", "pfcwd: {detection_time: 100}\n" + kTwoPorts,
+            "pfcwd.poll_interval", "200 ms (default) is longer than detection_time 100 ms"},
+        Bad{"pfcwd_unknown_action", "pfcwd: {action: reboot}\n" + kTwoPorts, "pfcwd.action", "unknown action 'reboot'"},
+        Bad{"pfcwd_zero_time", "pfcwd: {detection_time: 0}\n" + kTwoPorts, "pfcwd.detection_time", "out of range"},
+        Bad{"pfcwd_unknown_key", "pfcwd: {enabled: true}\n" + kTwoPorts, "pfcwd.enabled", "unknown key"},
+        Bad{"headroom_below_minimum", kPfc34 + "buffer: {profiles: {p: {xoff: 65536, xon: 32768, headroom: 30000}}, pg: {3: p, 4: p}}\n" + kTwoPorts,
+            "buffer.profiles.p.headroom", "30000 bytes is below the computed minimum 34941 bytes for port 'a' PG 3 (100 Gb/s, 5 m cable, mtu 9100)"},
+        Bad{"headroom_below_minimum_on_fast_long_port",
+            kPfc34 + "buffer: {profiles: {p: {xoff: 65536, xon: 32768, headroom: 40000}}, pg: {3: p, 4: p}}\n" +
+                with_port("name: b, devargs: x, speed_gbps: 400, cable_length_m: 40"),
+            "buffer.profiles.p.headroom", "below the computed minimum 87020 bytes for port 'b' PG 3 (400 Gb/s, 40 m cable"},
+        Bad{"pfc_priority_without_pg_profile", kPfc34 + "buffer: {profiles: {p: {xoff: 65536, xon: 32768}}, pg: {3: p}}\n" + kTwoPorts,
+            "qos.pfc_enable", "priority 4 is lossless but buffer.pg gives PG 4 no profile"},
+        Bad{"pg_profile_without_pfc", "qos: {pfc_enable: [3]}\nbuffer: {profiles: {p: {xoff: 65536, xon: 32768}}, pg: {3: p, 5: p}}\n" + kTwoPorts,
+            "buffer.pg.5", "PG 5 has a lossless profile but priority 5 is not in qos.pfc_enable"},
+        Bad{"pfc_priority_no_tc_maps_to", "qos: {pfc_enable: [3], tc_to_pg: {3: 4}}\n" + kTwoPorts,
+            "qos.pfc_enable", "priority 3 is lossless but no TC maps to PG 3"},
+        Bad{"unknown_pg_profile", kPfc34 + "buffer: {profiles: {p: {xoff: 65536, xon: 32768}}, pg: {3: p, 4: nope}}\n" + kTwoPorts,
+            "buffer.pg.4", "unknown buffer profile 'nope' (defined: p)"},
+        Bad{"unknown_queue_profile", "buffer: {queue: {0: nope}}\n" + kTwoPorts, "buffer.queue.0", "unknown buffer profile 'nope' (defined: none)"},
+        Bad{"pg_profile_is_a_queue_profile", kPfc34 + "buffer: {profiles: {q: {dynamic_th: 1}}, pg: {3: q, 4: q}}\n" + kTwoPorts,
+            "buffer.pg.3", "profile 'q' has no xoff/xon"},
+        Bad{"queue_profile_without_dynamic_th", "buffer: {profiles: {p: {xoff: 65536, xon: 32768}}, queue: {1: p}}\n" + kTwoPorts,
+            "buffer.queue.1", "profile 'p' has no dynamic_th"},
+        Bad{"dynamic_th_too_high", "buffer: {profiles: {q: {dynamic_th: 4}}}\n" + kTwoPorts, "buffer.profiles.q.dynamic_th", "out of range [-7, 3], got 4"},
+        Bad{"dynamic_th_too_low", "buffer: {profiles: {q: {dynamic_th: -8}}}\n" + kTwoPorts, "buffer.profiles.q.dynamic_th", "out of range [-7, 3], got -8"},
+        Bad{"cell_size_zero", "buffer: {pool: {cell_size: 0}}\n" + kTwoPorts, "buffer.pool.cell_size", "must be a power of two (bytes), got 0"},
+        Bad{"cell_size_not_pow2", "buffer: {pool: {cell_size: 192}}\n" + kTwoPorts, "buffer.pool.cell_size", "must be a power of two (bytes), got 192"},
+        Bad{"pool_below_one_cell", "buffer: {pool: {size: 100}}\n" + kTwoPorts, "buffer.pool.size", "less than one 256-byte cell"},
+        Bad{"pool_unknown_key", "buffer: {pool: {mode: dynamic}}\n" + kTwoPorts, "buffer.pool.mode", "unknown key"},
+        Bad{"buffer_unknown_key", "buffer: {colour: red}\n" + kTwoPorts, "buffer.colour", "unknown key"},
+        Bad{"mtu_out_of_range", "buffer: {mtu: 20000}\n" + kTwoPorts, "buffer.mtu", "out of range"},
+        // 16 ports at 400 Gb/s behind 2 km: (36400 + 9100 + 1000000 + 905 x 64) x 2 PGs x 16 > 32 MiB.
+        Bad{"headroom_exceeds_pool", many_ports(16, 400, 2000), "buffer.pool.size",
+            "lossless PGs reserve 35309440 bytes (xoff + headroom over 16 ports x 2 PGs; port 'p0' alone 2206840) but the pool is 33554432 bytes"},
+        Bad{"headroom_exceeds_small_pool", many_ports(2, 100, 5, ", pool: {size: 200000}"), "buffer.pool.size", "but the pool is 200000 bytes"},
+        Bad{"cnp_queue_out_of_range", "qos: {cnp_queue: 8}\n" + kTwoPorts, "qos.cnp_queue", "out of range [0, 7], got 8"},
+        Bad{"pfc_quanta_zero", "qos: {pfc_quanta: 0}\n" + kTwoPorts, "qos.pfc_quanta", "out of range [1, 65535]"},
+        Bad{"pfc_enable_string_bad", "qos: {pfc_enable: \"3,9\"}\n" + kTwoPorts, "qos.pfc_enable", "'9' is not a priority 0..7"},
+        Bad{"pfc_enable_list_bad", "qos: {pfc_enable: [3, 8]}\n" + kTwoPorts, "qos.pfc_enable[1]", "out of range"},
+        Bad{"tc_to_pg_out_of_range", "qos: {tc_to_pg: {3: 8}}\n" + kTwoPorts, "qos.tc_to_pg.3", "out of range"},
+        Bad{"pfc_to_queue_out_of_range", "qos: {pfc_to_queue: {9: 1}}\n" + kTwoPorts, "qos.pfc_to_queue", "out of range"},
+        Bad{"qos_unknown_key", "qos: {pfc_enabled: [3]}\n" + kTwoPorts, "qos.pfc_enabled", "unknown key"},
+        Bad{"cable_not_metres", with_port("name: b, devargs: x, cable_length_m: 5km"), "ports[1].cable_length_m", "expected metres"},
+        Bad{"cable_negative", "buffer: {cable_length_m: -1}\n" + kTwoPorts, "buffer.cable_length_m", "out of range"},
+        Bad{"flow_priority_out_of_range", with_port("name: b, host: {ip: 10.0.0.3, mac: \"02:00:00:00:00:01\", flows: [{dst: 10.0.0.2, priority: 8}]}"),
+            "ports[1].host.flows[0].priority", "out of range [0, 7], got 8"},
         Bad{"syntax", "ports: [\n", "(syntax)", ""}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
 
