@@ -431,5 +431,31 @@ TEST(ConfigLoader, ErrorCarriesLineNumber) {
   }
 }
 
+TEST(ConfigLoader, LosslessErrorsPointAtTheLine) {
+  // The headroom check runs per port, after the file is read; it still points at the profile.
+  const std::string y =
+      "qos:\n  pfc_enable: \"3\"\n"
+      "buffer:\n  pool: {size: 60000}\n  profiles:\n    p: {xoff: 65536, xon: 32768,\n        headroom: 30000}\n  pg: {3: p}\n"
+      "ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\"}}\n";
+  try {
+    load_config_text(y, "f.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line, 7) << e.what();
+    EXPECT_EQ(e.path, "buffer.profiles.p.headroom");
+  }
+  // With enough headroom, the pool check points at buffer.pool.size.
+  std::string fits = y;
+  fits.replace(fits.find("30000"), 5, "40000");
+  try {
+    load_config_text(fits, "f.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line, 4) << e.what();
+    EXPECT_EQ(e.path, "buffer.pool.size");
+    EXPECT_NE(e.reason.find("reserve 105536 bytes"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace rs
