@@ -206,7 +206,7 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
         if (c == 0 || (c & (c - 1)) != 0) rd.fail(x, "buffer.pool.cell_size", fmt::format("must be a power of two (bytes), got {}", c));
         mmu.pool.cell_size = c;
       }
-      if (mmu.pool.size < mmu.pool.cell_size)
+      if (mmu.pool.size != 0 && mmu.pool.size < mmu.pool.cell_size)
         rd.fail(pool, "buffer.pool.size", fmt::format("{} bytes is less than one {}-byte cell", mmu.pool.size, mmu.pool.cell_size));
     }
     if (auto x = buf["mtu"]) mmu.pool.mtu = static_cast<uint32_t>(rd.integer(x, "buffer.mtu", 68, 16384));
@@ -288,9 +288,10 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
     if (port_reserved > worst) worst = port_reserved, worst_port = port.name;
   }
   // Headroom that cannot fit in the buffer turns lossless into lossy the first time every port
-  // is congested at once, which is exactly the case lossless is for.
-  if (reserved > mmu.pool.size) {
-    const YAML::Node where = buf && buf["pool"] && buf["pool"]["size"] ? buf["pool"]["size"] : (buf ? buf : where_pfc);
+  // is congested at once, which is exactly the case lossless is for. A pool of size 0 (not
+  // configured) is sized by the Switch to hold every static limit plus the headroom.
+  if (mmu.pool.size != 0 && reserved > mmu.pool.size) {
+    const YAML::Node where = buf["pool"]["size"];
     rd.fail(where, "buffer.pool.size",
             fmt::format("lossless PGs reserve {} bytes (xoff + headroom over {} ports x {} PGs; port '{}' alone {}) but the pool "
                         "is {} bytes: shorten cables, lower xoff or speeds, or enlarge the pool",

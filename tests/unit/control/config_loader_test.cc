@@ -67,13 +67,18 @@ TEST(ConfigLoader, EmbeddedDemoIsValid) {
   EXPECT_GT(offered, c.ports[0].egress.speed_gbps);
 }
 
-TEST(ConfigLoader, EmbeddedDemoHasNoLosslessSettings) {
-  // The demo shows tail drop on purpose: nothing in it turns PFC, WRED or the watchdog on.
+TEST(ConfigLoader, EmbeddedDemoLosslessSettingsAreConsistent) {
+  // Whatever lossless settings the demo carries, they resolve to a usable plan.
   SwitchConfig c = load_config_text(kDemoConfig, "<embedded demo>");
-  EXPECT_EQ(c.mmu.pfc_enable, 0);
-  EXPECT_FALSE(c.mmu.pfcwd.enabled);
   for (auto& p : c.ports)
-    for (auto& pg : p.lossless.pg) EXPECT_FALSE(pg.lossless);
+    for (int pg = 0; pg < 8; ++pg) {
+      const PgSettings& s = p.lossless.pg[pg];
+      EXPECT_EQ(s.lossless, ((c.mmu.pfc_enable >> pg) & 1) != 0) << p.name << " PG " << pg;
+      if (!s.lossless) continue;
+      EXPECT_LT(s.xon, s.xoff);
+      EXPECT_GE(s.headroom, s.headroom_min);
+      EXPECT_EQ(s.headroom_min, headroom_min_bytes(p.egress.speed_gbps, p.lossless.cable_length_m, c.mmu.pool.mtu));
+    }
 }
 
 const char* kLossless = R"(
@@ -262,10 +267,20 @@ std::string many_ports(int n, int gbps, int cable_m, const std::string& pool = "
   return y;
 }
 
-TEST(ConfigLoader, HeadroomFitsTheDefaultPoolAtShortCables) {
+TEST(ConfigLoader, HeadroomFitsA32MiBPoolAtShortCables) {
   // 32 ports at 400 Gb/s with 300 m: (36400 + 217020) x 2 PGs x 32 = 16.2 MB of 32 MiB.
-  SwitchConfig c = load_config_text(many_ports(32, 400, 300), "f.yaml");
+  SwitchConfig c = load_config_text(many_ports(32, 400, 300, ", pool: {size: 33554432}"), "f.yaml");
   EXPECT_EQ(c.ports[31].lossless.pg[4].headroom, 9100u + 150000u + 905u * 64u);
+}
+
+TEST(ConfigLoader, UnconfiguredPoolIsLeftToBeSizedByTheSwitch) {
+  // No buffer.pool.size: the Switch sizes the pool to fit, so even 2 km cables pass here.
+  SwitchConfig c = load_config_text(many_ports(16, 400, 2000), "f.yaml");
+  EXPECT_EQ(c.mmu.pool.size, 0u);
+  EXPECT_EQ(c.ports[0].lossless.pg[3].headroom, 9100u + 1000000u + 905u * 64u);
+  // Only cell_size given: still unconfigured, not "smaller than a cell".
+  EXPECT_EQ(load_config_text("buffer: {pool: {cell_size: 512}}\nports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\"}}\n",
+                             "f.yaml").mmu.pool.size, 0u);
 }
 
 struct Bad {
@@ -395,7 +410,7 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"buffer_unknown_key", "buffer: {colour: red}\n" + kTwoPorts, "buffer.colour", "unknown key"},
         Bad{"mtu_out_of_range", "buffer: {mtu: 20000}\n" + kTwoPorts, "buffer.mtu", "out of range"},
         // 16 ports at 400 Gb/s behind 2 km: (36400 + 9100 + 1000000 + 905 x 64) x 2 PGs x 16 > 32 MiB.
-        Bad{"headroom_exceeds_pool", many_ports(16, 400, 2000), "buffer.pool.size",
+        Bad{"headroom_exceeds_pool", many_ports(16, 400, 2000, ", pool: {size: 33554432}"), "buffer.pool.size",
             "lossless PGs reserve 35309440 bytes (xoff + headroom over 16 ports x 2 PGs; port 'p0' alone 2206840) but the pool is 33554432 bytes"},
         Bad{"headroom_exceeds_small_pool", many_ports(2, 100, 5, ", pool: {size: 200000}"), "buffer.pool.size", "but the pool is 200000 bytes"},
         Bad{"cnp_queue_out_of_range", "qos: {cnp_queue: 8}\n" + kTwoPorts, "qos.cnp_queue", "out of range [0, 7], got 8"},
