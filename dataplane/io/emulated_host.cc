@@ -110,7 +110,9 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   // A sending flow is a backlogged link: time lost to a descheduled worker is made up.
   bool any_active = false;
   for (auto& f : flows_) {
-    const bool active = now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns;
+    // A flow paused by PFC is not backlogged on the wire: it must not bank the paused time
+    // and burst it out at XON (that burst is what the switch's headroom would have to hold).
+    const bool active = now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= pause_until_[f.spec.priority & 7];
     f.rate.refill(now_ns, active);
     any_active |= active;
   }
