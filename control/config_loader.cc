@@ -62,7 +62,7 @@ void read_queues(const ConfigReader& rd, const YAML::Node& n, const std::string&
 }
 
 void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& path, HostSpec& h) {
-  rd.keys(n, path, {"ip", "mac", "flows"});
+  rd.keys(n, path, {"ip", "mac", "flows", "pfc_storm"});
   if (!n["ip"]) rd.fail(n, path + ".ip", "missing");
   if (!n["mac"]) rd.fail(n, path + ".mac", "missing");
   h.ip = rd.ipv4(n["ip"], path + ".ip");
@@ -88,6 +88,17 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
       if (auto x = f["stop_s"]) s.stop_ns = static_cast<uint64_t>(rd.real(x, fp + ".stop_s", 0, 1e6) * 1e9);
       h.flows.push_back(s);
     }
+  }
+  // A stuck receiver for PFC watchdog experiments: XOFF on one priority, refreshed for ever.
+  if (auto st = n["pfc_storm"]) {
+    const std::string sp = path + ".pfc_storm";
+    rd.keys(st, sp, {"priority", "start_s", "stop_s", "quanta"});
+    if (!st["priority"]) rd.fail(st, sp + ".priority", "missing");
+    h.storm.priority = static_cast<int8_t>(rd.integer(st["priority"], sp + ".priority", 0, 7));
+    if (auto x = st["start_s"]) h.storm.start_ns = static_cast<uint64_t>(rd.real(x, sp + ".start_s", 0, 1e6) * 1e9);
+    if (auto x = st["stop_s"]) h.storm.stop_ns = static_cast<uint64_t>(rd.real(x, sp + ".stop_s", 0, 1e6) * 1e9);
+    if (auto x = st["quanta"]) h.storm.quanta = static_cast<uint16_t>(rd.integer(x, sp + ".quanta", 1, 0xFFFF));
+    if (h.storm.stop_ns <= h.storm.start_ns) rd.fail(st, sp + ".stop_s", "must be after start_s");
   }
 }
 

@@ -424,8 +424,24 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"cable_negative", "buffer: {cable_length_m: -1}\n" + kTwoPorts, "buffer.cable_length_m", "out of range"},
         Bad{"flow_priority_out_of_range", with_port("name: b, host: {ip: 10.0.0.3, mac: \"02:00:00:00:00:01\", flows: [{dst: 10.0.0.2, priority: 8}]}"),
             "ports[1].host.flows[0].priority", "out of range [0, 7], got 8"},
+        Bad{"storm_without_priority", with_port("name: b, host: {ip: 10.0.0.3, mac: \"02:00:00:00:00:01\", pfc_storm: {start_s: 1}}"),
+            "ports[1].host.pfc_storm.priority", "missing"},
+        Bad{"storm_stops_before_it_starts", with_port("name: b, host: {ip: 10.0.0.3, mac: \"02:00:00:00:00:01\", pfc_storm: {priority: 3, start_s: 2, stop_s: 1}}"),
+            "ports[1].host.pfc_storm.stop_s", "must be after start_s"},
         Bad{"syntax", "ports: [\n", "(syntax)", ""}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
+
+TEST(ConfigLoader, HostPfcStorm) {
+  SwitchConfig c = load_config_text(
+      "ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\",\n"
+      "      pfc_storm: {priority: 4, start_s: 1.5, stop_s: 2, quanta: 100}}}\n",
+      "storm.yaml");
+  const HostPfcStorm& st = c.ports[0].host.storm;
+  EXPECT_EQ(st.priority, 4);
+  EXPECT_EQ(st.start_ns, 1'500'000'000u);
+  EXPECT_EQ(st.stop_ns, 2'000'000'000u);
+  EXPECT_EQ(st.quanta, 100);
+}
 
 TEST(ConfigLoader, MissingFileNamesTheFile) {
   try {
