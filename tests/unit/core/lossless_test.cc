@@ -213,17 +213,11 @@ TEST(Lossless, XoffAtThresholdRefreshXonAndHeadroomExhaustion) {
   EXPECT_TRUE(sw.totals().balanced());
 }
 
-// PRODUCT BUG (found by this test, not fixed here): EmulatedHost banks shaper credit while it is
-// PFC-paused. rx_burst() refills each flow's and the link's token bucket with `active` = "inside
-// [start_ns, stop_ns)", ignoring pause_until_, so a paused flow counts as a backlogged link and
-// collects up to 5 ms of catch-up credit (Shaper::catchup_). On XON it sends that credit as one
-// burst (up to kBurst x kRxBurstsPerPoll = 256 packets in one poll), far past any headroom:
-// lossless_headroom_exhausted drops. Fix (dataplane/io/emulated_host.cc, rx_burst): also require
-// `now_ns >= pause_until_[f.spec.priority & 7]` for `active`; with that line every test here passes.
+// These tests caught emulated hosts banking shaper credit while PFC-paused (a burst at XON
+// that overran the headroom); a paused flow is no longer backlogged (emulated_host.cc).
 // ---------------------------------------------------------------------------------------------
 // 2. 8:1 incast on the lossless priority for 10 emulated seconds, plus a lossy flow into the
 // same egress port: the lossless class loses nothing, the lossy one drops and is counted.
-// Fails until the EmulatedHost pause-credit bug above is fixed (burst after XON: lossless drops).
 TEST(Lossless, EightToOneIncastLosesNothingOnLosslessClass) {
   Net n;
   // Headroom: at least what the PG can take after XOFF (what the host still sends in the poll
@@ -339,7 +333,6 @@ std::vector<uint8_t> pfc_bytes(uint8_t enable, uint16_t quanta) {
   return b;
 }
 
-// Fails until the EmulatedHost pause-credit bug above is fixed (burst after XON: lossless drops).
 TEST(Lossless, PfcFromThePeerPausesOnlyThatPriorityAndMalformedFramesChangeNothing) {
   RingPort peer("ltest_peer0");
   ASSERT_GE(peer.port_id, 0);
@@ -519,7 +512,6 @@ StormRun storm_run(uint64_t storm_start, uint64_t storm_len, PfcwdAction action,
   return r;
 }
 
-// Fails until the EmulatedHost pause-credit bug above is fixed (burst after XON: lossless drops).
 TEST(Lossless, WatchdogDetectsAndRestoresWithinOnePollAndDropActionDropsExactly) {
   // Storm starts at different phases of the 20 ms watchdog poll.
   for (uint64_t offset : {3'300 * kUs, 7'900 * kUs, 13'100 * kUs, 17'700 * kUs, 40'000 * kUs}) {
@@ -569,7 +561,6 @@ TEST(Lossless, WatchdogIgnoresStormShorterThanDetection) {
   EXPECT_TRUE(r.balanced);
 }
 
-// Fails until the EmulatedHost pause-credit bug above is fixed (burst after XON: lossless drops).
 TEST(Lossless, WatchdogForwardIgnoresPauseDuringStorm) {
   const uint64_t start = kT0 + 61 * kMs;
   const StormRun r = storm_run(start, 250 * kMs, PfcwdAction::Forward, start + 600 * kMs);
@@ -597,7 +588,6 @@ TEST(Lossless, ShutdownDuringStormLeavesNoStaleState) {
 // ---------------------------------------------------------------------------------------------
 // 5. ECN in the incast: with Kmin under what XOFF corresponds to, the first CE mark comes before
 // the first PFC frame; marked packets keep a valid RoCE ICRC.
-// Fails until the EmulatedHost pause-credit bug above is fixed (burst after XON: lossless drops).
 TEST(Lossless, EcnMarksBeforePfcAndIcrcStaysValid) {
   Net n;
   n.add_host(1);
