@@ -16,6 +16,9 @@ inline constexpr uint8_t kVlan = 1u << 0;
 inline constexpr uint8_t kUdp = 1u << 1;
 inline constexpr uint8_t kRoce = 1u << 2;  // UDP 4791 with a complete BTH and ICRC
 inline constexpr uint8_t kCnp = 1u << 3;   // BTH opcode 0x81
+// Charged to its ingress PG by the ingress worker before a handoff (the egress owner must
+// not charge it again, and gives it back when the packet leaves).
+inline constexpr uint8_t kPgCharged = 1u << 4;
 inline constexpr uint8_t kTrace = 1u << 7;
 }  // namespace meta_flag
 

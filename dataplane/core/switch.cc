@@ -107,6 +107,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       wk->fib = &fib_;
       wk->qsbr = qsbr_;
       wk->wd_poll_ns = cfg.mmu.pfcwd.enabled ? cfg.mmu.pfcwd.poll_ns : 0;
+      if (sb_->any_lossless()) wk->ctx.sb = sb_.get();
       rte_rcu_qsbr_thread_register(qsbr_, w);
       rte_rcu_qsbr_thread_online(qsbr_, w);
       wk->ctx.fib = fib_owned_.get();

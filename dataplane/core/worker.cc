@@ -24,7 +24,12 @@ void Worker::flush_handoff() {
     Burst& b = handoff_[w];
     if (b.empty()) continue;
     const unsigned done = rte_ring_sp_enqueue_burst(outbox[w], reinterpret_cast<void* const*>(b.pkts), b.n, nullptr);
-    for (unsigned i = done; i < b.n; ++i) ctx.drop(b.pkts[i], DropReason::HandoffFull, meta(b.pkts[i]).out_port);
+    for (unsigned i = done; i < b.n; ++i) {
+      PacketMeta& pm = meta(b.pkts[i]);
+      if (pm.flags & meta_flag::kPgCharged)  // charged by tm_enqueue on this worker: give it back
+        ctx.sb->usage(id).pg[pm.in_port][ctx.sb->config().tc_to_pg[pm.tc & 7]].sub(ctx.sb->charge(b.pkts[i]->pkt_len));
+      ctx.drop(b.pkts[i], DropReason::HandoffFull, pm.out_port);
+    }
     b.clear();
   }
 }

@@ -16,6 +16,7 @@ namespace rs {
 
 class Fib;
 class EgressPort;
+class SharedBuffer;
 class RoutingPolicy;
 struct PortLoad;
 
@@ -32,6 +33,7 @@ struct WorkerContext {
   EgressPort* const* egress = nullptr;          // port id -> egress, valid when owned here
   Burst* handoff = nullptr;                     // per destination worker, flushed per burst
   FastRng rng;                                  // WRED/ECN draws; seeded per worker
+  SharedBuffer* sb = nullptr;                   // set when some PG is lossless
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {

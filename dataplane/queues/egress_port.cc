@@ -57,6 +57,7 @@ void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
   const uint16_t in = pm.in_port;
   const uint8_t pg = sb_->config().tc_to_pg[pm.tc & 7];
   const bool lossless = sb_->lossless_pgs(in) & (1u << pg);
+  const bool precharged = pm.flags & meta_flag::kPgCharged;
   DropReason r = DropReason::None;
   if (f.packets() >= cfg_.limits[q].packets) {
     r = DropReason::TailDropPackets;  // the queue's slots: a hard limit even when lossless
@@ -66,7 +67,7 @@ void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
     // Lossless: no egress byte limit; the ingress PG is bounded by XOFF + its headroom.
     const PgSettings& s = sb_->pg(in, pg);
     if (sb_->wd_dropping(in) & (1u << pg)) r = DropReason::PfcWatchdog;
-    else if (sb_->pg_level(in, pg) + cells > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
+    else if (sb_->pg_level(in, pg) + (precharged ? 0 : cells) > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
   } else if (f.bytes() + len > byte_limit(q)) {
     r = (dyn_mask_ & qbit) ? DropReason::DynamicThreshold : DropReason::TailDropBytes;
   } else if (sb_->pool_can_fill() && sb_->used() + cells > sb_->shared_size()) {
@@ -82,19 +83,18 @@ void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
     }
   }
   if (r != DropReason::None) {
+    if (precharged) use_->pg[in][pg].sub(cells);
     qc_[q].drops[static_cast<std::size_t>(r)].inc();
     ctx.drop(m, r, id_);
     return;
   }
   admit(m, q, len, cells);
-  if (track_pg_) use_->pg[in][pg].add(cells);
+  if (track_pg_ && !precharged) use_->pg[in][pg].add(cells);
   if ((paused_mask_ & qbit) && !stalled_since_[q]) stalled_since_[q] = ctx.now_ns | 1;
   // XOFF must not wait for the next loop: the ingress port's generator is checked now when
   // this worker owns it (otherwise its owner sees the level on its next loop).
-  if (lossless && ctx.port_owner && ctx.port_owner[in] == ctx.worker && ctx.egress[in]) {
-    EgressPort* ip = ctx.egress[in];
-    if (ip->pfc_.needs_xoff(pg, sb_->pg_level(in, pg), sb_->pg(in, pg).xoff)) ip->pfc_.evaluate(*sb_, ctx.now_ns);
-  }
+  if (lossless && !precharged && ctx.port_owner && ctx.port_owner[in] == ctx.worker && ctx.egress[in])
+    ctx.egress[in]->check_xoff(pg, ctx.now_ns);
 }
 
 int EgressPort::pick(uint8_t nonempty) {

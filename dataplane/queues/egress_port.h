@@ -89,6 +89,10 @@ class EgressPort {
   // Drops everything still queued (stop/shutdown), counted under `reason`.
   void flush(WorkerContext& ctx, DropReason reason);
 
+  // XOFF edge check for one of this port's ingress PGs (owner worker only).
+  void check_xoff(uint8_t pg, uint64_t now) {
+    if (pfc_.needs_xoff(pg, sb_->pg_level(id_, pg), sb_->pg(id_, pg).xoff)) pfc_.evaluate(*sb_, now);
+  }
   // A MAC control frame received on this port (from the mac_control stage).
   void on_pause_frame(const PauseFrame& f, uint64_t now);
   // PFC watchdog, from the owner's housekeeping every poll interval.

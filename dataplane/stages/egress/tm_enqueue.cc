@@ -1,8 +1,19 @@
 #include "dataplane/stages/egress/tm_enqueue.h"
 
+#include "dataplane/mmu/shared_buffer.h"
 #include "dataplane/queues/egress_port.h"
 
 namespace rs {
+
+void TmEnqueue::charge_before_handoff(rte_mbuf* m, WorkerContext& ctx) {
+  SharedBuffer& sb = *ctx.sb;
+  PacketMeta& pm = meta(m);
+  const uint8_t pg = sb.config().tc_to_pg[pm.tc & 7];
+  if (!(sb.lossless_pgs(pm.in_port) & (1u << pg))) return;
+  sb.usage(ctx.worker).pg[pm.in_port][pg].add(sb.charge(m->pkt_len));
+  pm.flags |= meta_flag::kPgCharged;
+  if (ctx.egress[pm.in_port]) ctx.egress[pm.in_port]->check_xoff(pg, ctx.now_ns);
+}
 
 void TmEnqueue::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   std::array<uint32_t, kCounters.size()> tally{};
@@ -15,6 +26,11 @@ void TmEnqueue::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       ctx.egress[port]->enqueue(m, ctx);
       ++tally[Local];
     } else {
+      // A lossless PG must see a packet the moment it arrives, wherever its egress is: its
+      // bytes are charged here, on the ingress worker, so XOFF goes out at once instead of a
+      // ring and a loop later (the egress owner gives them back when the packet leaves).
+      if (ctx.sb) [[unlikely]]
+        charge_before_handoff(m, ctx);
       ctx.handoff[owner].push(m);
       ++tally[Handoff];
     }

@@ -15,6 +15,9 @@ class TmEnqueue final : public StageBase<TmEnqueue> {
 
   explicit TmEnqueue(const StageEnv&) {}
   void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
+
+ private:
+  static void charge_before_handoff(rte_mbuf* m, WorkerContext& ctx);
 };
 
 }  // namespace rs
