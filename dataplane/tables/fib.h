@@ -62,6 +62,7 @@ class Fib {
   }
   const NextHopGroup& group(uint32_t id) const { return groups_[id]; }
   const NextHop& nexthop(uint32_t id) const { return nexthops_[id]; }
+  const NextHop* nexthop_table() const { return nexthops_.data(); }
   std::size_t num_groups() const { return groups_.size(); }
   std::size_t num_nexthops() const { return nexthops_.size(); }
   std::size_t num_routes() const { return routes_; }
