@@ -42,7 +42,10 @@ class Pipeline {
     std::string name;
     std::unique_ptr<Stage> stage;
     std::vector<uint16_t> target;  // next-edge index -> node index
-    Burst in;
+    // This node's input during run(): its own buf, or a burst handed over whole from the
+    // node before it (see run()); back on buf between runs.
+    Burst* in = &buf;
+    Burst buf;
     Counter calls;
     Counter packets;
   };

@@ -49,6 +49,7 @@ uint32_t Fib::add_group(NextHopGroup g) {
   if ((g.table.size() & (g.table.size() - 1)) != 0)
     throw std::runtime_error(fmt::format("group '{}': table size {} is not a power of two", g.name, g.table.size()));
   g.mask = static_cast<uint32_t>(g.table.size() - 1);
+  uniform_policy_ = groups_.empty() || uniform_policy_ == g.policy ? g.policy : -1;
   groups_.push_back(std::move(g));
   return static_cast<uint32_t>(groups_.size() - 1);
 }

@@ -62,9 +62,13 @@ class Fib {
   }
   const NextHopGroup& group(uint32_t id) const { return groups_[id]; }
   const NextHop& nexthop(uint32_t id) const { return nexthops_[id]; }
+  const NextHop* nexthop_table() const { return nexthops_.data(); }
   std::size_t num_groups() const { return groups_.size(); }
   std::size_t num_nexthops() const { return nexthops_.size(); }
   std::size_t num_routes() const { return routes_; }
+  // The routing policy every group uses, or -1 when groups differ (or there are none): with one
+  // policy, nexthop_group hands it the whole burst at once.
+  int uniform_policy() const { return uniform_policy_; }
 
   // Builds the redirection table: each member gets table_size / members slots (weights by
   // replication), interleaved so a power-of-two mask spreads flows evenly.
@@ -82,6 +86,7 @@ class Fib {
   std::vector<NextHop> nexthops_;
   std::vector<NextHopGroup> groups_;
   std::size_t routes_ = 0;
+  int uniform_policy_ = -1;
 };
 
 }  // namespace rs

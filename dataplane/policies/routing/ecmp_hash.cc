@@ -11,6 +11,12 @@ class EcmpHash final : public RoutingPolicy {
   uint32_t select(const PacketMeta& m, const NextHopGroup& g, const PortLoad&, uint64_t) override {
     return g.table[m.flow_hash & g.mask];
   }
+  void select_burst(PacketMeta* const* m, uint16_t n, const Fib& fib, const PortLoad&, uint64_t, uint32_t* nh) override {
+    for (uint16_t i = 0; i < n; ++i) {
+      const NextHopGroup& g = fib.group(m[i]->group);
+      nh[i] = g.table[m[i]->flow_hash & g.mask];
+    }
+  }
 };
 
 REGISTER_ROUTING_POLICY(EcmpHash, "ecmp_hash");

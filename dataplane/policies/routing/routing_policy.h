@@ -24,6 +24,14 @@ class RoutingPolicy {
   virtual ~RoutingPolicy() = default;
   // Returns a next-hop index (Fib::nexthops), normally one of g.members.
   virtual uint32_t select(const PacketMeta& m, const NextHopGroup& g, const PortLoad& load, uint64_t now_ns) = 0;
+  // The same choice for a burst of packets whose groups all use this policy, in order, into
+  // nh[0..n). Must answer exactly what select() would, packet by packet. The default calls
+  // select(); a policy whose choice is a few loads overrides it so the per-packet work stays
+  // inline instead of one virtual call per packet.
+  virtual void select_burst(PacketMeta* const* m, uint16_t n, const Fib& fib, const PortLoad& load, uint64_t now_ns,
+                            uint32_t* nh) {
+    for (uint16_t i = 0; i < n; ++i) nh[i] = select(*m[i], fib.group(m[i]->group), load, now_ns);
+  }
 };
 
 using RoutingPolicyFactory = std::unique_ptr<RoutingPolicy> (*)(uint32_t seed);

@@ -14,11 +14,19 @@ class QosClassify final : public StageBase<QosClassify> {
   enum Ctr : uint8_t { ByDscp, ByPcp, Cnp };
   static constexpr std::array<std::string_view, 3> kCounters = {"by_dscp", "by_pcp", "cnp_to_queue"};
 
-  explicit QosClassify(const StageEnv& env) : maps_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
+  explicit QosClassify(const StageEnv& env);
   void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
 
  private:
+  struct TcQueue {
+    uint8_t tc, queue;
+  };
+  TcQueue pair_of(uint8_t tc) const;
+
   QosMaps maps_;
+  // dscp_to_tc / pcp_to_tc composed with tc_to_queue once at start-up.
+  std::array<TcQueue, 64> dscp_pair_{};
+  std::array<TcQueue, 8> pcp_pair_{};
 };
 
 }  // namespace rs

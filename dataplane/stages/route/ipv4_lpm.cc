@@ -7,28 +7,36 @@
 namespace rs {
 
 void Ipv4Lpm::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
-  std::array<uint32_t, kCounters.size()> tally{};
-  for (uint16_t i = 0; i < in.n; ++i) {
+  const Fib& fib = *ctx.fib;
+  const uint16_t n = in.n;
+  uint32_t hit = 0, miss = 0, ttl = 0;
+  for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = in.pkts[i];
     PacketMeta& pm = meta(m);
     auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, pm.l3_offset);
-    if (ip->time_to_live <= 1) {
+    const uint8_t time_to_live = ip->time_to_live;
+    uint32_t group;
+    const bool found = fib.lookup4(ip->dst_addr, group);
+    if (time_to_live <= 1) [[unlikely]] {
       pm.drop_reason = DropReason::TtlExpired;
       next[i] = kNextDrop;
-      ++tally[TtlExpired];
+      ++ttl;
       continue;
     }
-    uint32_t group;
-    if (!ctx.fib->lookup4(ip->dst_addr, group)) {
+    if (!found) [[unlikely]] {
       pm.drop_reason = DropReason::NoRoute;
       next[i] = kNextDrop;
-      ++tally[Miss];
+      ++miss;
       continue;
     }
     pm.group = static_cast<uint16_t>(group);
     next[i] = Group;
-    ++tally[Hit];
+    ++hit;
   }
+  std::array<uint32_t, kCounters.size()> tally{};
+  tally[Hit] = hit;
+  tally[Miss] = miss;
+  tally[TtlExpired] = ttl;
   publish(tally);
 }
 

@@ -215,6 +215,37 @@ TEST(NexthopGroup, PolicyAnsweringOutOfRangeIsBadNextHop) {
   EXPECT_EQ(h.counter("bad_nexthop"), 1u);
 }
 
+TEST(NexthopGroup, GroupsWithDifferentPoliciesInOneBurst) {
+  // Two policies in one FIB: the stage cannot hand the burst to one policy, so each packet
+  // goes to its own group's policy, in order.
+  TestWorld w{4};
+  OutOfRangePolicy rogue;
+  w.policy_ptrs.push_back(&rogue);
+  w.ctx.policies = w.policy_ptrs.data();
+  StageHarness<NexthopGroup> h{{}, &w};
+  const uint32_t good = w.route("10.0.2.0/24", 3, "02:00:00:00:bb:03");
+  EXPECT_GE(w.fib->uniform_policy(), 0) << "one group so far";
+  const uint32_t nh = w.fib->add_nexthop({1, mac("02:00:00:00:cc:01")});
+  NextHopGroup grp;
+  grp.name = "rogue";
+  grp.policy = static_cast<uint16_t>(w.policy_ptrs.size() - 1);
+  grp.members = {nh};
+  const uint32_t bad = w.fib->add_group(grp);
+  EXPECT_EQ(w.fib->uniform_policy(), -1) << "groups now differ in policy";
+  std::vector<rte_mbuf*> v;
+  for (int i = 0; i < 6; ++i) {
+    auto one = for_group({flow(static_cast<uint16_t>(0xC000 + i))}, i % 2 ? bad : good);
+    v.insert(v.end(), one.begin(), one.end());
+  }
+  auto out = h.run_mbufs(v);
+  ASSERT_EQ(out.dropped(), 3u);
+  for (auto* m : out[kNextDrop]) EXPECT_EQ(meta(m).drop_reason, DropReason::BadNextHop);
+  ASSERT_EQ(out[NexthopGroup::Rewrite].size(), 3u);
+  for (auto* m : out[NexthopGroup::Rewrite]) EXPECT_EQ(meta(m).out_port, 3);
+  EXPECT_EQ(h.counter("bad_nexthop"), 3u);
+  EXPECT_EQ(h.counter("selected"), 3u);
+}
+
 // --- Routing policy contract ------------------------------------------------------------------
 
 TEST(RoutingPolicyRegistry, EcmpHashIsRegistered) {
@@ -321,6 +352,37 @@ TEST_P(RoutingPolicyContract, UsesMoreThanOneMember) {
   const auto out = run(7, inputs(5'000));
   std::set<uint32_t> used(out.begin(), out.end());
   EXPECT_GE(used.size(), 2u) << GetParam();
+}
+
+TEST_P(RoutingPolicyContract, SelectBurstAnswersAsSelect) {
+  // nexthop_group hands a policy whole bursts when every group uses it: the answers must be
+  // select()'s, packet by packet and in order (flow state included), for any burst size.
+  const auto in = inputs(3'000);
+  auto by_one = entry_.make(7);
+  auto by_burst = entry_.make(7);
+  ASSERT_TRUE(by_one && by_burst);
+  PortLoad load;
+  std::vector<PacketMeta> metas;
+  for (const auto& x : in) {
+    metas.push_back(x.m);
+    metas.back().group = static_cast<uint16_t>(gid_);
+  }
+  const NextHopGroup& g = fib_.group(gid_);
+  std::size_t i = 0;
+  int mismatches = 0;
+  for (uint16_t burst = 1; i < in.size(); burst = static_cast<uint16_t>(burst % kBurst + 1)) {
+    const uint16_t n = static_cast<uint16_t>(std::min<std::size_t>(burst, in.size() - i));
+    // One time and one load per burst, as a worker passes them.
+    load.queued_bytes[in[i].loaded_port].set(in[i].loaded_bytes);
+    const uint64_t now = in[i].now_ns;
+    PacketMeta* ptrs[kBurst];
+    uint32_t got[kBurst];
+    for (uint16_t k = 0; k < n; ++k) ptrs[k] = &metas[i + k];
+    by_burst->select_burst(ptrs, n, fib_, load, now, got);
+    for (uint16_t k = 0; k < n; ++k) mismatches += got[k] != by_one->select(metas[i + k], g, load, now);
+    i += n;
+  }
+  EXPECT_EQ(mismatches, 0) << GetParam();
 }
 
 TEST_P(RoutingPolicyContract, WorksThroughTheStage) {
