@@ -68,7 +68,7 @@ void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
     const PgSettings& s = sb_->pg(in, pg);
     if (sb_->wd_dropping(in) & (1u << pg)) r = DropReason::PfcWatchdog;
     else if (sb_->pg_level(in, pg) + (precharged ? 0 : cells) > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
-  } else if (f.bytes() + len > byte_limit(q)) {
+  } else if (over_limit(q, len, cells)) {
     r = (dyn_mask_ & qbit) ? DropReason::DynamicThreshold : DropReason::TailDropBytes;
   } else if (sb_->pool_can_fill() && sb_->used() + cells > sb_->shared_size()) {
     r = DropReason::SharedPoolFull;
@@ -224,6 +224,8 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     }
     deq_pkts[q] = n;
     deq_bytes[q] = static_cast<uint32_t>(bytes);
+    if (dyn_mask_ & (1u << q)) [[unlikely]]
+      for (uint16_t i = 0; i < n; ++i) q_cells_[q] -= sb_->charge(out[i]->pkt_len);
     if (f.empty()) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
     if (!(strict_mask_ & (1u << q))) dwrr_.on_empty(q);
   } else {
@@ -236,6 +238,8 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
       if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
       if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
       shaper_.consume(len);
+      if (dyn_mask_ & (1u << q)) [[unlikely]]
+        q_cells_[q] -= sb_->charge(len);
       ++deq_pkts[q];
       deq_bytes[q] += len;
       bytes += len;
@@ -275,6 +279,7 @@ void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
   }
   nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
   stalled_since_[q] = 0;
+  q_cells_[q] = 0;
   dwrr_.on_empty(q);
   dirty_ |= static_cast<uint8_t>(1u << q);
 }

@@ -126,6 +126,7 @@ class EgressPort {
     nonempty_mask_ |= qbit;
     total_bytes_ += len;
     use_->used_bytes.add(cells);
+    if (dyn_mask_ & qbit) q_cells_[q] += cells;
     QueueStats& st = qs_[q];
     ++st.enq_packets;
     st.enq_bytes += len;
@@ -137,12 +138,14 @@ class EgressPort {
   void update_admission() {
     full_admission_ = track_pg_ || wred_mask_ || dyn_mask_ || wd_drop_mask_ || sb_->pool_can_fill();
   }
-  uint64_t byte_limit(int q) const {
-    if (!(dyn_mask_ & (1u << q))) return cfg_.limits[q].bytes;
-    // SONiC's dynamic threshold: alpha = 2^dynamic_th of what is free in the shared pool.
+  // Lossy admission by the queue's own limit: bytes for a static limit; for SONiC's dynamic
+  // threshold the queue's cells against alpha = 2^dynamic_th of the free shared pool, both in
+  // the pool's unit, as an ASIC compares them.
+  bool over_limit(int q, uint32_t len, uint32_t cells) const {
+    if (!(dyn_mask_ & (1u << q))) return q_[q]->bytes() + len > cfg_.limits[q].bytes;
     const uint64_t free = sb_->free_shared();
     const int8_t dt = lcfg_.dynamic_th[q];
-    return dt >= 0 ? free << dt : free >> -dt;
+    return q_cells_[q] + cells > (dt >= 0 ? free << dt : free >> -dt);
   }
   // Gives packets' cells back to the pool and their PGs.
   void release(rte_mbuf* const* pkts, uint16_t n);
@@ -179,6 +182,7 @@ class EgressPort {
   uint8_t wd_drop_mask_ = 0;   // watchdog (drop): queue flushed, arrivals dropped
   uint8_t ignore_pause_ = 0;   // watchdog (drop, forward): received PAUSE ignored
   std::array<int8_t, 8> q_prio_{};         // queue -> the lossless priority pausing it, -1 none
+  std::array<uint64_t, 8> q_cells_{};      // cells per queue, kept for dynamic-threshold queues
   std::array<uint64_t, 8> pause_until_{};  // by queue
   std::array<uint64_t, 8> pause_start_{};
   std::array<uint64_t, 8> stalled_since_{};  // paused and holding packets since (0: not)

@@ -1,0 +1,189 @@
+// The shared buffer on its own (cells, headroom reservation, per-worker rows summed on read)
+// and through an egress port: SONiC's dynamic threshold (alpha x free pool), a pool smaller
+// than the queues' static limits, WRED drops of non-ECT lossy packets vs CE marks of ECT ones,
+// and every cell given back once the queues drain.
+#include "dataplane/mmu/shared_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "dataplane/io/port.h"
+#include "dataplane/queues/egress_port.h"
+#include "tests/support/eal_env.h"
+#include "tests/support/packet_builder.h"
+
+namespace rs::test {
+namespace {
+
+constexpr uint16_t kPortId = 1;
+constexpr uint16_t kInPort = 0;
+
+// Eth 14 + IPv4 20 + UDP 8 + BTH 12 + 1000 + ICRC 4, as pkt() builds them.
+uint32_t pkt_len_of_one() { return 14 + 20 + 8 + 12 + 1000 + 4; }
+
+class SinkPort final : public Port {
+ public:
+  uint16_t rx_burst(rte_mbuf**, uint16_t, uint64_t) override { return 0; }
+  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t) override {
+    for (uint16_t i = 0; i < n; ++i) rte_pktmbuf_free(pkts[i]);
+    sent += n;
+    return n;
+  }
+  const char* kind() const override { return "sink"; }
+  uint64_t sent = 0;
+};
+
+TEST(SharedBuffer, ChargesWholeCellsAndReservesHeadroom) {
+  MmuConfig mc;
+  mc.pool.size = 1 << 20;
+  mc.pool.cell_size = 256;
+  std::vector<PortLosslessConfig> ports(2);
+  ports[0].pg[3] = {.lossless = true, .xoff = 50000, .xon = 25000, .headroom = 30000};
+  ports[1].pg[3] = {.lossless = true, .xoff = 50000, .xon = 25000, .headroom = 20000};
+  SharedBuffer sb(mc, ports, 2);
+  EXPECT_EQ(sb.charge(1), 256u);
+  EXPECT_EQ(sb.charge(256), 256u);
+  EXPECT_EQ(sb.charge(257), 512u);
+  EXPECT_EQ(sb.charge(1078), 1280u);
+  EXPECT_EQ(sb.headroom_reserved(), 50000u);
+  EXPECT_EQ(sb.shared_size(), (1u << 20) - 50000u);
+  EXPECT_EQ(sb.lossless_pgs(0), 0x08);
+  EXPECT_TRUE(sb.any_lossless());
+  // One worker charges at ingress, another gives the bytes back at egress: the rows may each
+  // be "negative", the sum is the level.
+  sb.usage(1).pg[0][3].add(5120);
+  sb.usage(0).pg[0][3].sub(1280);
+  EXPECT_EQ(sb.pg_level(0, 3), 3840u);
+  sb.usage(0).pg[0][3].sub(3840);
+  EXPECT_EQ(sb.pg_level(0, 3), 0u);
+}
+
+TEST(SharedBuffer, RefusesHeadroomThatDoesNotFitAndBadCells) {
+  MmuConfig mc;
+  mc.pool.size = 40000;
+  std::vector<PortLosslessConfig> ports(1);
+  ports[0].pg[3] = {.lossless = true, .xoff = 10000, .xon = 5000, .headroom = 40000};
+  EXPECT_THROW(SharedBuffer(mc, ports, 1), std::runtime_error);
+  mc.pool.size = 1 << 20;
+  mc.pool.cell_size = 192;
+  EXPECT_THROW(SharedBuffer(mc, ports, 1), std::runtime_error);
+}
+
+class MmuEgressTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    counters = std::make_unique<WorkerCounters>();
+    ctx.counters = counters.get();
+    avail = rte_mempool_avail_count(test_pool());
+  }
+  void TearDown() override {
+    if (port) port->flush(ctx, DropReason::Shutdown);
+    if (sb) {
+      EXPECT_EQ(sb->used(), 0u) << "every cell goes back when the queues empty";
+      for (int g = 0; g < 8; ++g) EXPECT_EQ(sb->pg_level(kInPort, static_cast<uint8_t>(g)), 0u);
+    }
+    port.reset();
+    EXPECT_EQ(rte_mempool_avail_count(test_pool()), avail);
+  }
+  void make(uint64_t pool, PortLosslessConfig lc, uint64_t static_sum, bool dynamic, uint8_t pfc_enable = 0) {
+    MmuConfig mc;
+    mc.pool.size = pool;
+    mc.pfc_enable = pfc_enable;
+    sb = std::make_unique<SharedBuffer>(mc, std::vector<PortLosslessConfig>(2, lc), 1);
+    sb->set_static_limits(static_sum, dynamic);
+    EgressConfig ec;
+    ec.speed_gbps = 1;
+    for (auto& l : ec.limits) l = {.packets = 8192, .bytes = 8u << 20};
+    port = std::make_unique<EgressPort>(kPortId, &sink, ec, 0, sb.get(), 0, lc, test_pool());
+  }
+  rte_mbuf* pkt(uint8_t q, uint8_t ecn = 0) {
+    const PacketSpec s = Eth{} / Ipv4{.dscp = 0, .ecn = ecn} / Udp{} / Bth{} / Payload::of_size(1000);
+    rte_mbuf* m = s.mbuf(test_pool(), kInPort);
+    PacketMeta& pm = meta(m);
+    pm.out_port = kPortId;
+    pm.queue = q;
+    pm.tc = q;
+    pm.l3 = L3Type::Ipv4;
+    pm.l3_offset = 14;
+    pm.ecn = ecn;
+    return m;
+  }
+  uint64_t drops(int q, DropReason r) const { return port->queue(q).drops[static_cast<std::size_t>(r)].get(); }
+
+  SinkPort sink;
+  std::unique_ptr<WorkerCounters> counters;
+  WorkerContext ctx;
+  std::unique_ptr<SharedBuffer> sb;
+  std::unique_ptr<EgressPort> port;
+  unsigned avail = 0;
+};
+
+TEST_F(MmuEgressTest, DynamicThresholdIsAlphaTimesTheFreePool) {
+  // alpha = 2^0 = 1: a lone queue stops growing where its bytes reach what is left free,
+  // i.e. at half the pool (in cells). dynamic_th = -1 (alpha 1/2) stops it at a third.
+  for (int8_t dt : {int8_t{0}, int8_t{-1}}) {
+    SCOPED_TRACE(static_cast<int>(dt));
+    PortLosslessConfig lc;
+    lc.dynamic_th[1] = dt;
+    make(256 * 1024, lc, 0, true);
+    int admitted = 0;
+    for (int i = 0; i < 400; ++i) {
+      const uint64_t before = drops(1, DropReason::DynamicThreshold);
+      port->enqueue(pkt(1), ctx);
+      if (drops(1, DropReason::DynamicThreshold) == before) ++admitted;
+    }
+    port->publish_counters();
+    const uint64_t cells = sb->charge(pkt_len_of_one());
+    const double share = dt == 0 ? 1.0 / 2 : 1.0 / 3;
+    const double expect = share * static_cast<double>(sb->shared_size()) / static_cast<double>(cells);
+    EXPECT_NEAR(admitted, expect, 1.5) << "queue stops at alpha/(1+alpha) of the pool";
+    EXPECT_EQ(drops(1, DropReason::DynamicThreshold), static_cast<uint64_t>(400 - admitted));
+    EXPECT_EQ(drops(1, DropReason::TailDropBytes), 0u);
+    port->flush(ctx, DropReason::Shutdown);
+    port.reset();
+  }
+}
+
+TEST_F(MmuEgressTest, PoolSmallerThanTheStaticLimitsFillsAndDrops) {
+  make(64 * 1024, PortLosslessConfig{}, 8u << 20, false);
+  const uint64_t cells = sb->charge(pkt_len_of_one());
+  for (int i = 0; i < 100; ++i) port->enqueue(pkt(i % 2 ? 1 : 2), ctx);
+  const uint64_t fit = sb->shared_size() / cells;
+  EXPECT_EQ(drops(1, DropReason::SharedPoolFull) + drops(2, DropReason::SharedPoolFull), 100 - fit);
+  EXPECT_LE(sb->used(), sb->shared_size());
+}
+
+TEST_F(MmuEgressTest, WredDropsNonEctLossyAndMarksEct) {
+  PortLosslessConfig lc;
+  // Kmin 0, Kmax 1 byte: from the second packet on the law says "always".
+  lc.wred[1] = {.enabled = true, .wred_drop = true, .ecn_mark = true, .kmin = 0, .kmax = 1, .pmax_percent = 100};
+  lc.wred[3] = lc.wred[1];
+  lc.pg[3] = {.lossless = true, .xoff = 1u << 20, .xon = 1u << 19, .headroom = 1u << 20};
+  make(32u << 20, lc, 0, false, 0x08);
+  for (int i = 0; i < 10; ++i) port->enqueue(pkt(1, 0), ctx);  // lossy, not ECN-capable
+  for (int i = 0; i < 10; ++i) port->enqueue(pkt(3, 0), ctx);  // lossless, not ECN-capable
+  for (int i = 0; i < 10; ++i) port->enqueue(pkt(5, 2), ctx);  // no profile on queue 5
+  port->publish_counters();
+  EXPECT_EQ(drops(1, DropReason::WredDrop), 9u);
+  EXPECT_EQ(port->queue(1).enq_packets.get(), 1u);
+  EXPECT_EQ(drops(3, DropReason::WredDrop), 0u) << "lossless packets are never WRED-dropped";
+  EXPECT_EQ(port->queue(3).enq_packets.get(), 10u);
+  EXPECT_EQ(port->queue(5).ecn_marked.get(), 0u);
+  port->flush(ctx, DropReason::Shutdown);
+  for (int i = 0; i < 10; ++i) port->enqueue(pkt(1, 1), ctx);  // ECT(1): marked, never dropped
+  port->publish_counters();
+  EXPECT_EQ(port->queue(1).ecn_marked.get(), 9u);
+  EXPECT_EQ(drops(1, DropReason::WredDrop), 9u) << "unchanged";
+  // Drain through the shaper: every cell comes back (checked in TearDown).
+  for (uint64_t t = 0; t < 10'000'000 && port->queued_packets(); t += 100'000) {
+    ctx.now_ns = t;
+    port->transmit(ctx);
+  }
+  EXPECT_EQ(port->queued_packets(), 0u);
+}
+
+}  // namespace
+}  // namespace rs::test
