@@ -23,6 +23,7 @@
 #include "dataplane/io/emulated_host.h"
 #include "dataplane/pfc/pfc_frame.h"
 #include "tests/support/eal_env.h"
+#include "tests/support/host_net.h"
 
 namespace rs::test {
 namespace {
@@ -38,11 +39,6 @@ constexpr uint8_t kLossless = 3;  // DSCP 26 -> TC 3 -> queue 3 -> PG 3
 constexpr uint8_t kLossyDscp = 0;  // SONiC default map: TC 1, queue 1
 constexpr uint8_t kLossyQueue = 1;
 
-rte_ether_addr mac_of(uint8_t host, bool switch_side) {
-  return rte_ether_addr{{0x02, 0x00, 0x00, 0x00, static_cast<uint8_t>(switch_side ? 0x00 : 0xaa), host}};
-}
-uint32_t host_ip(uint8_t host) { return rte_cpu_to_be_32(RTE_IPV4(10, 0, host, 2)); }
-
 // Host h at 10.0.h.2 behind port h; priority 3 lossless on every port with the same PG profile.
 struct Net {
   SwitchConfig cfg;
@@ -55,38 +51,11 @@ struct Net {
     cfg.mmu.pfc_enable = 1u << kLossless;
   }
   uint8_t add_host(double gbps) {
-    const uint8_t h = static_cast<uint8_t>(cfg.ports.size());
-    PortSpec p;
-    p.name = "h" + std::to_string(h);
-    p.kind = PortKind::EmulatedHost;
-    p.mac = mac_of(h, true);
-    p.egress.speed_gbps = gbps;
-    for (auto& l : p.egress.limits) l = {.packets = 512, .bytes = 256u << 10};
-    p.host.ip = host_ip(h);
-    p.host.mac = mac_of(h, false);
-    p.lossless.pg[kLossless] = pg;
-    cfg.ports.push_back(p);
-    GroupSpec g;
-    g.name = "to_" + p.name;
-    g.members.push_back({.port = h, .mac = p.host.mac, .weight = 1});
-    cfg.groups.push_back(g);
-    RouteSpec r;
-    r.addr[0] = 10;
-    r.addr[2] = h;
-    r.depth = 24;
-    r.group = static_cast<uint32_t>(cfg.groups.size() - 1);
-    cfg.routes.push_back(r);
-    return h;
+    add_host_port(cfg, gbps, {.packets = 512, .bytes = 256u << 10}).lossless.pg[kLossless] = pg;
+    return static_cast<uint8_t>(cfg.ports.size() - 1);
   }
   HostFlowSpec& add_flow(uint8_t from, uint8_t to, double gbps, uint32_t qp, uint8_t dscp = 26) {
-    HostFlowSpec f;
-    f.dst_ip = host_ip(to);
-    f.rate_gbps = gbps;
-    f.payload = kPayload;
-    f.qp = qp;
-    f.dscp = dscp;
-    cfg.ports[from].host.flows.push_back(f);
-    return cfg.ports[from].host.flows.back();
+    return add_host_flow(cfg, from, to, gbps, qp, kPayload, dscp);
   }
   void set_pg(const PgSettings& s) {
     pg = s;

@@ -18,6 +18,7 @@
 
 #include "dataplane/io/emulated_host.h"
 #include "tests/support/eal_env.h"
+#include "tests/support/host_net.h"
 
 namespace rs::test {
 namespace {
@@ -31,11 +32,6 @@ constexpr uint32_t kFrame = 14 + 20 + 8 + 12 + kPayload + 4;
 constexpr uint32_t kQueueLimit = 512;
 constexpr uint8_t kRoceQueue = 3;
 
-rte_ether_addr mac_of(uint8_t host, bool switch_side) {
-  return rte_ether_addr{{0x02, 0x00, 0x00, 0x00, static_cast<uint8_t>(switch_side ? 0x00 : 0xaa), host}};
-}
-uint32_t host_ip(uint8_t host) { return rte_cpu_to_be_32(RTE_IPV4(10, 0, host, 2)); }
-
 // One emulated host per port, host h at 10.0.h.2 behind switch port h, one route per host.
 struct Topology {
   SwitchConfig cfg;
@@ -47,37 +43,10 @@ struct Topology {
     cfg.qos.dscp_to_tc[26] = kRoceQueue;
   }
   uint8_t add_host(double gbps) {
-    const uint8_t h = static_cast<uint8_t>(cfg.ports.size());
-    PortSpec p;
-    p.name = "h" + std::to_string(h);
-    p.kind = PortKind::EmulatedHost;
-    p.mac = mac_of(h, true);
-    p.egress.speed_gbps = gbps;
-    for (auto& l : p.egress.limits) l = {.packets = kQueueLimit, .bytes = 4u << 20};
-    p.host.ip = host_ip(h);
-    p.host.mac = mac_of(h, false);
-    cfg.ports.push_back(p);
-    GroupSpec g;
-    g.name = "to_" + p.name;
-    g.members.push_back({.port = h, .mac = p.host.mac, .weight = 1});
-    cfg.groups.push_back(g);
-    RouteSpec r;
-    r.addr[0] = 10;
-    r.addr[1] = 0;
-    r.addr[2] = h;
-    r.depth = 24;
-    r.group = h;
-    cfg.routes.push_back(r);
-    return h;
+    add_host_port(cfg, gbps, {.packets = kQueueLimit, .bytes = 4u << 20});
+    return static_cast<uint8_t>(cfg.ports.size() - 1);
   }
-  void add_flow(uint8_t from, uint8_t to, double gbps, uint32_t qp) {
-    HostFlowSpec f;
-    f.dst_ip = host_ip(to);
-    f.rate_gbps = gbps;
-    f.payload = kPayload;
-    f.qp = qp;
-    cfg.ports[from].host.flows.push_back(f);
-  }
+  void add_flow(uint8_t from, uint8_t to, double gbps, uint32_t qp) { add_host_flow(cfg, from, to, gbps, qp, kPayload); }
 };
 
 // 3:1 incast: h1..h3 on 25 Gb/s links each send 10 Gb/s of RoCE to h0, whose port runs at
