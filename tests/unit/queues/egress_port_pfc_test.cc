@@ -304,6 +304,57 @@ TEST_F(EgressPfcTest, WatchdogPauseStormOnAllPrioritiesDropsBothLosslessQueues) 
   RecordProperty("restore_ms", std::to_string((res[3] - (t_stop - kMs)) / kMs));
 }
 
+// Reconfiguring the watchdog in the middle of a storm (or stopping it) must not leave stale
+// storm state: the storm ends and is counted restored, the queue takes packets again, the
+// port's PFC generation for that PG is released, and the new settings apply from then on.
+TEST_F(EgressPfcTest, WatchdogReconfiguredDuringStormLeavesNoStaleState) {
+  PfcwdConfig wd;
+  wd.enabled = true;
+  wd.action = PfcwdAction::Drop;
+  wd.detection_ns = 50 * kMs;
+  wd.restoration_ns = 50 * kMs;
+  wd.poll_ns = 10 * kMs;
+  make(10, wd);
+  ctx.now_ns = 0;
+  enqueue(3, 4);
+  uint64_t t = 0;
+  for (; t <= 100 * kMs && !port->in_storm(3); t += kMs) {
+    ctx.now_ns = t;
+    port->on_pause_frame(pfc(0x08, 0xffff), t);
+    transmit_at(t);
+    if (t % wd.poll_ns == 0) port->watchdog_tick(ctx);
+  }
+  ASSERT_TRUE(port->in_storm(3));
+  EXPECT_EQ(qdrops(3, DropReason::PfcWatchdog), 4u) << "the stuck queue was flushed";
+  EXPECT_EQ(sb->wd_dropping(kPortId) & 0x08, 0x08) << "the port's PG 3 ingress is being dropped";
+  port->enqueue(pkt(3), ctx);
+  EXPECT_EQ(qdrops(3, DropReason::PfcWatchdog), 5u) << "arrivals during the storm are dropped";
+
+  PfcwdConfig slower = wd;
+  slower.detection_ns = 400 * kMs;
+  ctx.now_ns = t;
+  port->set_pfcwd(slower, ctx);
+  port->publish_counters();
+  EXPECT_FALSE(port->in_storm(3));
+  EXPECT_EQ(port->queue(3).storms_detected.get(), 1u);
+  EXPECT_EQ(port->queue(3).storms_restored.get(), 1u);
+  EXPECT_EQ(sb->wd_dropping(kPortId), 0) << "no stale ingress drop after reconfiguration";
+  EXPECT_EQ(port->pfcwd().detection_ns, 400 * kMs);
+  port->enqueue(pkt(3), ctx);
+  port->publish_counters();
+  EXPECT_EQ(qdrops(3, DropReason::PfcWatchdog), 5u) << "the queue takes packets again";
+  EXPECT_EQ(port->queue(3).depth_packets.get(), 1u);
+  // PAUSE keeps coming: under the new 400 ms detection time, 100 ms more is not a storm.
+  for (uint64_t u = t; u <= t + 100 * kMs; u += kMs) {
+    ctx.now_ns = u;
+    port->on_pause_frame(pfc(0x08, 0xffff), u);
+    transmit_at(u);
+    if (u % wd.poll_ns == 0) port->watchdog_tick(ctx);
+  }
+  EXPECT_FALSE(port->in_storm(3));
+  EXPECT_EQ(port->queue(3).storms_detected.get(), 1u);
+}
+
 // DCQCN's law at a held depth: the queue is filled with Not-ECT packets (which a lossless
 // queue neither marks nor drops) to depth D, then one ECT packet arrives and is marked with
 // probability p(D). Repeated N times per depth, the mark count must lie in the 99 % binomial
