@@ -23,6 +23,7 @@ struct BufferProfile {
   YAML::Node node;
   std::optional<uint64_t> xoff, xon, headroom;
   std::optional<int8_t> dynamic_th;
+  std::optional<uint64_t> size;  // a queue profile's reserved bytes
 };
 
 uint64_t read_bytes(const ConfigReader& rd, const YAML::Node& n, const std::string& path, int64_t lo) {
@@ -77,12 +78,15 @@ std::map<std::string, BufferProfile> read_profiles(const ConfigReader& rd, const
     p.node = kv.second;
     const std::string path = "buffer.profiles." + p.name;
     const YAML::Node v = kv.second;
-    rd.keys(v, path, {"xoff", "xon", "headroom", "dynamic_th"});
+    rd.keys(v, path, {"xoff", "xon", "headroom", "dynamic_th", "size"});
     if (auto x = v["xoff"]) p.xoff = read_bytes(rd, x, path + ".xoff", 1);
     if (auto x = v["xon"]) p.xon = read_bytes(rd, x, path + ".xon", 0);
     if (auto x = v["headroom"]) p.headroom = read_bytes(rd, x, path + ".headroom", 0);
     // SONiC's dynamic_th: the queue may hold alpha = 2^dynamic_th times the free buffer.
     if (auto x = v["dynamic_th"]) p.dynamic_th = static_cast<int8_t>(rd.integer(x, path + ".dynamic_th", -7, 3));
+    // SONiC's size: bytes reserved for the queue out of the pool, always admitted.
+    if (auto x = v["size"]) p.size = read_bytes(rd, x, path + ".size", 0);
+    if (p.size && p.xoff) rd.fail(v["size"], path + ".size", "size is a queue profile's reservation; a lossless PG is sized by xoff, xon and headroom");
     if (p.xoff.has_value() != p.xon.has_value())
       rd.fail(v, p.xoff ? path + ".xon" : path + ".xoff", "missing: a lossless PG profile needs both xoff and xon");
     if (p.headroom && !p.xoff) rd.fail(v["headroom"], path + ".headroom", "headroom goes with xoff and xon");
@@ -196,6 +200,7 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
   std::array<const BufferProfile*, 8> pg_profile{};
   const bool has_pg = buf && buf["pg"];
   std::array<int8_t, 8> dynamic_th = PortLosslessConfig{}.dynamic_th;
+  std::array<uint64_t, 8> queue_size{};
   if (buf) {
     rd.keys(buf, "buffer", {"pool", "mtu", "cable_length_m", "profiles", "pg", "queue"});
     if (auto pool = buf["pool"]) {
@@ -231,6 +236,7 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
         const BufferProfile& p = profile(ref, path);
         if (!p.dynamic_th) rd.fail(ref, path, fmt::format("profile '{}' has no dynamic_th: a queue needs one", p.name));
         dynamic_th[static_cast<std::size_t>(q)] = *p.dynamic_th;
+        queue_size[static_cast<std::size_t>(q)] = p.size.value_or(0);
       });
   }
   if (has_pg)
@@ -262,6 +268,7 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
     l.cable_length_m = ports[i]["cable_length_m"] ? read_cable_length(rd, ports[i]["cable_length_m"], pp + ".cable_length_m") : default_cable;
     l.pfc_quanta = pfc_quanta;
     l.dynamic_th = dynamic_th;
+    l.reserved = queue_size;
     l.wred = wred;
     uint64_t port_reserved = 0;
     for (std::size_t pg = 0; pg < 8; ++pg) {
@@ -297,6 +304,12 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
                         "is {} bytes: shorten cables, lower xoff or speeds, or enlarge the pool",
                         reserved, cfg.ports.size(), __builtin_popcount(mmu.pfc_enable), worst_port, worst, mmu.pool.size));
   }
+  uint64_t sizes = 0;
+  for (uint64_t q : queue_size) sizes += q * cfg.ports.size();
+  if (mmu.pool.size != 0 && sizes && reserved + sizes >= mmu.pool.size)
+    rd.fail(buf["pool"]["size"], "buffer.pool.size",
+            fmt::format("queue profiles reserve {} bytes (size over {} ports) and lossless PGs {} but the pool is {} bytes",
+                        sizes, cfg.ports.size(), reserved, mmu.pool.size));
 }
 
 }  // namespace rs

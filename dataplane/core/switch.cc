@@ -64,6 +64,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       }
       for (auto& pg : ps.lossless.pg)
         if (pg.lossless) headroom += pg.headroom;
+      for (uint64_t r : ps.lossless.reserved) headroom += r;  // queue `size` reservations
     }
     MmuConfig mc = cfg.mmu;
     if (mc.pool.size == 0) mc.pool.size = static_sum + headroom;

@@ -58,6 +58,9 @@ struct PortLosslessConfig {
   std::array<PgSettings, 8> pg{};            // by priority group
   std::array<int8_t, 8> dynamic_th{kNoDynamicTh, kNoDynamicTh, kNoDynamicTh, kNoDynamicTh,
                                    kNoDynamicTh, kNoDynamicTh, kNoDynamicTh, kNoDynamicTh};  // per queue
+  // SONiC's queue profile `size`: bytes a queue may always hold, whatever the dynamic threshold
+  // or the shared pool say; reserved out of the pool.
+  std::array<uint64_t, 8> reserved{};
   std::array<WredProfile, 8> wred{};         // per queue
   uint16_t pfc_quanta = 0xffff;              // pause time we send with XOFF
 };

@@ -13,6 +13,7 @@ SharedBuffer::SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessC
   if (ports.size() > kMaxPorts) throw std::runtime_error("too many ports");
   for (std::size_t p = 0; p < ports.size(); ++p)
     for (uint8_t g = 0; g < 8; ++g) {
+      reserved_total_ += ports[p].reserved[g];
       const PgSettings& s = ports[p].pg[g];
       pg_[p][g] = s;
       if (!s.lossless) continue;
@@ -20,10 +21,10 @@ SharedBuffer::SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessC
       any_lossless_ = true;
       headroom_total_ += s.headroom;
     }
-  if (headroom_total_ >= cfg.pool.size)
-    throw std::runtime_error(fmt::format("buffer: lossless headroom ({} bytes over all ports) does not fit in the {}-byte pool",
-                                         headroom_total_, cfg.pool.size));
-  shared_size_ = cfg.pool.size - headroom_total_;
+  if (headroom_total_ + reserved_total_ >= cfg.pool.size)
+    throw std::runtime_error(fmt::format("buffer: lossless headroom ({} bytes) and reserved queue sizes ({} bytes) do not fit in the {}-byte pool",
+                                         headroom_total_, reserved_total_, cfg.pool.size));
+  shared_size_ = cfg.pool.size - headroom_total_ - reserved_total_;
 }
 
 }  // namespace rs

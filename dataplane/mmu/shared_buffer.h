@@ -37,6 +37,7 @@ class SharedBuffer {
   // below-XOFF part of lossless traffic share.
   uint64_t shared_size() const { return shared_size_; }
   uint64_t headroom_reserved() const { return headroom_total_; }
+  uint64_t queue_reserved() const { return reserved_total_; }
 
   // Whether lossy admission must look at the pool at all: not when every static queue limit
   // together fits in the shared part and no queue uses a dynamic threshold (the usual lab
@@ -75,6 +76,7 @@ class SharedBuffer {
   bool pool_can_fill_ = true;
   uint64_t shared_size_ = 0;
   uint64_t headroom_total_ = 0;
+  uint64_t reserved_total_ = 0;
   std::array<std::array<PgSettings, 8>, kMaxPorts> pg_{};
   std::array<uint8_t, kMaxPorts> lossless_{};
   std::array<std::atomic<uint8_t>, kMaxPorts> wd_drop_{};

@@ -36,6 +36,7 @@ void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
     dwrr_.set_weight(q, cfg.weights[q]);
     if (lcfg_.wred[q].enabled) wred_mask_ |= static_cast<uint8_t>(1u << q);
     if (lcfg_.dynamic_th[q] != kNoDynamicTh) dyn_mask_ |= static_cast<uint8_t>(1u << q);
+    if (lcfg_.dynamic_th[q] != kNoDynamicTh || lcfg_.reserved[q]) cells_mask_ |= static_cast<uint8_t>(1u << q);
   }
   const MmuConfig& mc = sb_->config();
   for (int p = 0; p < 8; ++p)
@@ -70,7 +71,7 @@ void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
     else if (sb_->pg_level(in, pg) + (precharged ? 0 : cells) > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
   } else if (over_limit(q, len, cells)) {
     r = (dyn_mask_ & qbit) ? DropReason::DynamicThreshold : DropReason::TailDropBytes;
-  } else if (sb_->pool_can_fill() && sb_->used() + cells > sb_->shared_size()) {
+  } else if (sb_->pool_can_fill() && q_cells_[q] + cells > lcfg_.reserved[q] && sb_->used() + cells > sb_->shared_size()) {
     r = DropReason::SharedPoolFull;
   }
   if (r == DropReason::None && (wred_mask_ & qbit)) {
@@ -224,7 +225,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     }
     deq_pkts[q] = n;
     deq_bytes[q] = static_cast<uint32_t>(bytes);
-    if (dyn_mask_ & (1u << q)) [[unlikely]]
+    if (cells_mask_ & (1u << q)) [[unlikely]]
       for (uint16_t i = 0; i < n; ++i) q_cells_[q] -= sb_->charge(out[i]->pkt_len);
     if (f.empty()) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
     if (!(strict_mask_ & (1u << q))) dwrr_.on_empty(q);
@@ -238,7 +239,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
       if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
       if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
       shaper_.consume(len);
-      if (dyn_mask_ & (1u << q)) [[unlikely]]
+      if (cells_mask_ & (1u << q)) [[unlikely]]
         q_cells_[q] -= sb_->charge(len);
       ++deq_pkts[q];
       deq_bytes[q] += len;

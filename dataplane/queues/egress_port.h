@@ -126,7 +126,7 @@ class EgressPort {
     nonempty_mask_ |= qbit;
     total_bytes_ += len;
     use_->used_bytes.add(cells);
-    if (dyn_mask_ & qbit) q_cells_[q] += cells;
+    if (cells_mask_ & qbit) q_cells_[q] += cells;
     QueueStats& st = qs_[q];
     ++st.enq_packets;
     st.enq_bytes += len;
@@ -136,12 +136,13 @@ class EgressPort {
     dirty_ |= qbit;
   }
   void update_admission() {
-    full_admission_ = track_pg_ || wred_mask_ || dyn_mask_ || wd_drop_mask_ || sb_->pool_can_fill();
+    full_admission_ = track_pg_ || wred_mask_ || cells_mask_ || wd_drop_mask_ || sb_->pool_can_fill();
   }
   // Lossy admission by the queue's own limit: bytes for a static limit; for SONiC's dynamic
   // threshold the queue's cells against alpha = 2^dynamic_th of the free shared pool, both in
   // the pool's unit, as an ASIC compares them.
   bool over_limit(int q, uint32_t len, uint32_t cells) const {
+    if (q_cells_[q] + cells <= lcfg_.reserved[q]) return false;  // within the queue's own `size`
     if (!(dyn_mask_ & (1u << q))) return q_[q]->bytes() + len > cfg_.limits[q].bytes;
     const uint64_t free = sb_->free_shared();
     const int8_t dt = lcfg_.dynamic_th[q];
@@ -178,6 +179,7 @@ class EgressPort {
   uint8_t nonempty_mask_ = 0;  // kept per push/pop so the scheduler never scans 8 queues
   uint8_t wred_mask_ = 0;      // queues with a WRED/ECN profile
   uint8_t dyn_mask_ = 0;       // queues with a dynamic threshold
+  uint8_t cells_mask_ = 0;     // queues whose cells are counted (dynamic threshold or `size`)
   uint8_t lossless_q_ = 0;     // queues a lossless priority pauses (watched by the watchdog)
   uint8_t wd_drop_mask_ = 0;   // watchdog (drop): queue flushed, arrivals dropped
   uint8_t ignore_pause_ = 0;   // watchdog (drop, forward): received PAUSE ignored

@@ -356,7 +356,7 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"xoff_without_xon", "buffer: {profiles: {p: {xoff: 1000}}}\n" + kTwoPorts, "buffer.profiles.p.xon", "missing"},
         Bad{"headroom_without_xoff", "buffer: {profiles: {p: {dynamic_th: 0, headroom: 5}}}\n" + kTwoPorts, "buffer.profiles.p.headroom", "goes with xoff"},
         Bad{"empty_profile", "buffer: {profiles: {p: {}}}\n" + kTwoPorts, "buffer.profiles.p", "empty profile"},
-        Bad{"profile_unknown_key", "buffer: {profiles: {p: {dynamic_th: 0, size: 5}}}\n" + kTwoPorts, "buffer.profiles.p.size", "unknown key"},
+        Bad{"profile_unknown_key", "buffer: {profiles: {p: {dynamic_th: 0, static_th: 5}}}\n" + kTwoPorts, "buffer.profiles.p.static_th", "unknown key"},
         Bad{"wred_min_not_below_max", wred_yaml("green_min_threshold: 2097152, green_max_threshold: 2097152, green_drop_probability: 5"),
             "wred_profiles.W.green_min_threshold", "green_min_threshold 2097152 must be below green_max_threshold 2097152"},
         Bad{"wred_probability_over_100", wred_yaml("green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 101"),
@@ -428,8 +428,23 @@ INSTANTIATE_TEST_SUITE_P(
             "ports[1].host.pfc_storm.priority", "missing"},
         Bad{"storm_stops_before_it_starts", with_port("name: b, host: {ip: 10.0.0.3, mac: \"02:00:00:00:00:01\", pfc_storm: {priority: 3, start_s: 2, stop_s: 1}}"),
             "ports[1].host.pfc_storm.stop_s", "must be after start_s"},
+        Bad{"size_on_a_pg_profile", kPfc34 + "buffer: {profiles: {p: {xoff: 65536, xon: 32768, size: 1518}}, pg: {3: p, 4: p}}\n" + kTwoPorts,
+            "buffer.profiles.p.size", "size is a queue profile's reservation"},
+        Bad{"queue_sizes_exceed_pool", "buffer: {pool: {size: 4096}, profiles: {q: {dynamic_th: 1, size: 1518}}, queue: {0: q, 1: q}}\n" + kTwoPorts,
+            "buffer.pool.size", "queue profiles reserve 6072 bytes"},
         Bad{"syntax", "ports: [\n", "(syntax)", ""}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
+
+TEST(ConfigLoader, QueueProfileSizeIsReserved) {
+  SwitchConfig c = load_config_text("buffer: {profiles: {lossy: {dynamic_th: 3, size: 1518}}, queue: {0: lossy, 1: lossy}}\n" + kTwoPorts,
+                                    "size.yaml");
+  for (auto& p : c.ports) {
+    EXPECT_EQ(p.lossless.reserved[0], 1518u);
+    EXPECT_EQ(p.lossless.reserved[1], 1518u);
+    EXPECT_EQ(p.lossless.reserved[2], 0u);
+    EXPECT_EQ(p.lossless.dynamic_th[1], 3);
+  }
+}
 
 TEST(ConfigLoader, HostPfcStorm) {
   SwitchConfig c = load_config_text(

@@ -147,6 +147,22 @@ TEST_F(MmuEgressTest, DynamicThresholdIsAlphaTimesTheFreePool) {
   }
 }
 
+TEST_F(MmuEgressTest, QueueSizeIsAdmittedEvenWhenThePoolIsFull) {
+  // Queue 2 fills the pool; queue 1 (dynamic_th -7: almost nothing of the free pool) still
+  // gets its reserved `size` of 3 packets' cells, and not one more.
+  PortLosslessConfig lc;
+  lc.dynamic_th[1] = -7;
+  lc.reserved[1] = 3 * 1280;
+  make(64 * 1024, lc, 8u << 20, true);
+  for (int i = 0; i < 100; ++i) port->enqueue(pkt(2), ctx);
+  EXPECT_GT(drops(2, DropReason::SharedPoolFull), 0u);
+  for (int i = 0; i < 10; ++i) port->enqueue(pkt(1), ctx);
+  port->publish_counters();
+  EXPECT_EQ(port->queue(1).enq_packets.get(), 3u);
+  EXPECT_EQ(drops(1, DropReason::DynamicThreshold), 7u);
+  EXPECT_EQ(sb->queue_reserved(), 2u * 3 * 1280) << "both ports' reservations leave the pool";
+}
+
 TEST_F(MmuEgressTest, PoolSmallerThanTheStaticLimitsFillsAndDrops) {
   make(64 * 1024, PortLosslessConfig{}, 8u << 20, false);
   const uint64_t cells = sb->charge(pkt_len_of_one());
