@@ -295,7 +295,7 @@ void EgressPort::apply_storm(int q, bool start, WorkerContext& ctx) {
   const int p = q_prio_[q];
   const uint8_t pbit = static_cast<uint8_t>(1u << p);
   if (start) {
-    (start ? qc_[q].storms_detected : qc_[q].storms_restored).inc();
+    qc_[q].storms_detected.inc();
     if (pfcwd_.action == PfcwdAction::Alert) return;
     ignore_pause_ |= bit;
     unpause(q, ctx.now_ns);

@@ -190,7 +190,6 @@ class EgressPort {
   std::array<uint64_t, 8> stalled_since_{};  // paused and holding packets since (0: not)
   std::array<uint64_t, 8> last_xoff_{};      // by priority: last XOFF received
   std::array<PfcWatchdogQueue, 8> wd_{};
-  uint64_t next_expiry_ = UINT64_MAX;
   uint64_t total_bytes_ = 0;   // all queues, for the adaptive-routing load view
   Counter paused_pub_;
   Dwrr dwrr_;
