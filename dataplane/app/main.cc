@@ -30,7 +30,8 @@ void on_signal(int) { g_stop.store(true, std::memory_order_relaxed); }
 constexpr const char* kUsage = R"(usage: roceswitch [EAL options] -- [options]
 
 A userspace RoCEv2 switch data plane on DPDK. Without --config it runs the embedded demo:
-three emulated RoCE hosts incast into a fourth over emulated 1 Gb/s links for 10 s.
+three emulated RoCE hosts incast into a fourth over emulated 1 Gb/s links for 10 s on a
+lossless priority (PFC, ECN and the PFC watchdog on), beside a lossy flow that is dropped.
 
 options:
   --config FILE          switch configuration (YAML); see README "Configuration"
