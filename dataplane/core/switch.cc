@@ -54,22 +54,15 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   try {
     std::vector<PortLosslessConfig> lossless;
     for (auto& ps : cfg.ports) lossless.push_back(ps.lossless);
-    uint64_t static_sum = 0, headroom = 0;
+    uint64_t static_sum = 0;
     bool dynamic = false;
-    for (auto& ps : cfg.ports) {
+    for (auto& ps : cfg.ports)
       for (int q = 0; q < 8; ++q) {
         // A queue's bytes are charged in cells: its packet limit bounds the rounding.
         static_sum += ps.egress.limits[q].bytes + uint64_t{ps.egress.limits[q].packets} * cfg.mmu.pool.cell_size;
         dynamic |= ps.lossless.dynamic_th[q] != kNoDynamicTh;
       }
-      for (auto& pg : ps.lossless.pg)
-        if (pg.lossless) headroom += pg.headroom;
-      for (uint64_t r : ps.lossless.reserved) headroom += r;  // queue `size` reservations
-    }
-    MmuConfig mc = cfg.mmu;
-    if (mc.pool.size == 0) mc.pool.size = static_sum + headroom;
-    sb_ = std::make_unique<SharedBuffer>(mc, lossless, cfg.workers);
-    sb_->set_static_limits(static_sum, dynamic);
+    sb_ = std::make_unique<SharedBuffer>(cfg.mmu, lossless, cfg.workers, static_sum, dynamic);
     for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
       const PortSpec& ps = cfg.ports[i];
       std::unique_ptr<Port> p;

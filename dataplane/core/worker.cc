@@ -27,7 +27,7 @@ void Worker::flush_handoff() {
     for (unsigned i = done; i < b.n; ++i) {
       PacketMeta& pm = meta(b.pkts[i]);
       if (pm.flags & meta_flag::kPgCharged)  // charged by tm_enqueue on this worker: give it back
-        ctx.sb->usage(id).pg[pm.in_port][ctx.sb->config().tc_to_pg[pm.tc & 7]].sub(ctx.sb->charge(b.pkts[i]->pkt_len));
+        ctx.sb->usage(id).pg[pm.in_port][ctx.sb->pg_of(pm)].sub(ctx.sb->charge(b.pkts[i]->pkt_len));
       ctx.drop(b.pkts[i], DropReason::HandoffFull, pm.out_port);
     }
     b.clear();

@@ -21,7 +21,7 @@ constexpr uint32_t kBthOff = kL3Off + sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr)
 
 EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool,
                            uint64_t now_ns)
-    : spec_(spec), pool_(pool), switch_mac_(switch_mac), link_gbps_(link_gbps) {
+    : spec_(spec), pool_(pool), link_gbps_(link_gbps) {
   link_.configure(link_gbps, now_ns);
   for (std::size_t i = 0; i < spec.flows.size(); ++i) {
     Flow& f = flows_.emplace_back();
@@ -112,7 +112,7 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   for (auto& f : flows_) {
     // A flow paused by PFC is not backlogged on the wire: it must not bank the paused time
     // and burst it out at XON (that burst is what the switch's headroom would have to hold).
-    const bool active = now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= pause_until_[f.spec.priority & 7];
+    const bool active = sending(f, now_ns);
     f.rate.refill(now_ns, active);
     any_active |= active;
   }
@@ -122,8 +122,7 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   while (got < n && link_.can_send() && idle < flows_.size()) {
     Flow& f = flows_[rr_];
     rr_ = (rr_ + 1) % flows_.size();
-    if (now_ns < f.spec.start_ns || now_ns >= f.spec.stop_ns || !f.rate.can_send() ||
-        now_ns < pause_until_[f.spec.priority & 7]) {
+    if (!sending(f, now_ns) || !f.rate.can_send()) {
       ++idle;
       continue;
     }

@@ -73,6 +73,10 @@ class EmulatedHost final : public Port {
   };
   rte_mbuf* build(Flow& f);
   void on_mac_control(const uint8_t* frame, uint32_t len, uint64_t now_ns);
+  // Inside its start/stop window and not paused by PFC.
+  bool sending(const Flow& f, uint64_t now_ns) const {
+    return now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= pause_until_[f.spec.priority & 7];
+  }
 
   HostSpec spec_;
   rte_mempool* pool_;
@@ -82,7 +86,6 @@ class EmulatedHost final : public Port {
   Counter tx_pkts_, tx_bytes_, alloc_fail_;
   Counter rx_pkts_, rx_bytes_, rx_roce_, icrc_bad_, rx_ce_;
   Counter rx_pfc_, rx_pfc_bad_, storm_sent_;
-  rte_ether_addr switch_mac_{};
   double link_gbps_ = 1;
   std::array<uint64_t, 8> pause_until_{};
   uint64_t next_storm_ns_ = 0;

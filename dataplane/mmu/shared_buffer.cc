@@ -6,7 +6,8 @@
 
 namespace rs {
 
-SharedBuffer::SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessConfig>& ports, uint16_t workers)
+SharedBuffer::SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessConfig>& ports, uint16_t workers,
+                           uint64_t static_limits, bool any_dynamic)
     : cfg_(cfg), cell_mask_(cfg.pool.cell_size - 1), workers_(workers), usage_(workers) {
   if (cfg.pool.cell_size == 0 || (cfg.pool.cell_size & cell_mask_) != 0)
     throw std::runtime_error(fmt::format("buffer.pool.cell_size: {} is not a power of two", cfg.pool.cell_size));
@@ -21,10 +22,12 @@ SharedBuffer::SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessC
       any_lossless_ = true;
       headroom_total_ += s.headroom;
     }
-  if (headroom_total_ + reserved_total_ >= cfg.pool.size)
+  if (cfg_.pool.size == 0) cfg_.pool.size = static_limits + headroom_total_ + reserved_total_;
+  if (headroom_total_ + reserved_total_ >= cfg_.pool.size)
     throw std::runtime_error(fmt::format("buffer: lossless headroom ({} bytes) and reserved queue sizes ({} bytes) do not fit in the {}-byte pool",
-                                         headroom_total_, reserved_total_, cfg.pool.size));
-  shared_size_ = cfg.pool.size - headroom_total_ - reserved_total_;
+                                         headroom_total_, reserved_total_, cfg_.pool.size));
+  shared_size_ = cfg_.pool.size - headroom_total_ - reserved_total_;
+  pool_can_fill_ = any_dynamic || static_limits > shared_size_;
 }
 
 }  // namespace rs

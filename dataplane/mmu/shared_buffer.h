@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dataplane/core/counter.h"
+#include "dataplane/core/packet_meta.h"
 #include "dataplane/core/types.h"
 #include "dataplane/mmu/mmu_config.h"
 
@@ -22,9 +23,13 @@ class SharedBuffer {
     std::array<std::array<Counter, 8>, kMaxPorts> pg;  // by ingress port and PG, cell-rounded
   };
 
-  // `speeds` and `ports` are indexed by port id. Throws std::runtime_error when the lossless
-  // headroom does not fit in the pool (the loader rejects that first; tests build directly).
-  SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessConfig>& ports, uint16_t workers);
+  // `ports` is indexed by port id. `static_limits` is every queue's static byte limit summed
+  // (cell rounding included) and `any_dynamic` whether some queue has a dynamic threshold:
+  // a pool of size 0 is sized to hold them plus the reservations, and lossy admission looks
+  // at the pool only when it can fill. Throws std::runtime_error when the reservations do not
+  // fit in the pool (the loader rejects that first; tests build directly).
+  SharedBuffer(const MmuConfig& cfg, const std::vector<PortLosslessConfig>& ports, uint16_t workers,
+               uint64_t static_limits = 0, bool any_dynamic = false);
 
   // Bytes a packet really occupies: whole cells.
   uint32_t charge(uint32_t len) const { return (len + cell_mask_) & ~cell_mask_; }
@@ -43,9 +48,8 @@ class SharedBuffer {
   // together fits in the shared part and no queue uses a dynamic threshold (the usual lab
   // setup), which keeps a cross-worker sum off the per-packet path.
   bool pool_can_fill() const { return pool_can_fill_; }
-  void set_static_limits(uint64_t sum_bytes, bool any_dynamic) {
-    pool_can_fill_ = any_dynamic || sum_bytes > shared_size_;
-  }
+  // The ingress priority group a packet is charged to.
+  uint8_t pg_of(const PacketMeta& pm) const { return cfg_.tc_to_pg[pm.tc & 7]; }
 
   WorkerUsage& usage(uint16_t worker) { return usage_[worker]; }
   uint64_t used() const {

@@ -51,7 +51,6 @@ const char* to_string(MacControlError e) {
   switch (e) {
     case MacControlError::Ok: return "ok";
     case MacControlError::TooShort: return "too_short";
-    case MacControlError::BadLength: return "bad_length";
     case MacControlError::BadDestination: return "bad_destination";
     case MacControlError::BadEtherType: return "bad_ethertype";
     case MacControlError::UnknownOpcode: return "unknown_opcode";

@@ -23,9 +23,9 @@ struct PauseFrame {
   std::array<uint16_t, 8> quanta{};    // per priority; 0 = resume (XON)
 };
 
-// Why a MAC control frame was rejected; Ok means `out` is filled in. decode_mac_control never
-// returns BadLength: ethdevs may deliver padded frames, so any length >= 60 is accepted.
-enum class MacControlError : uint8_t { Ok, TooShort, BadLength, BadDestination, BadEtherType, UnknownOpcode, ReservedBits };
+// Why a MAC control frame was rejected; Ok means `out` is filled in. There is no "too long":
+// ethdevs may deliver padded frames, so any length >= 60 is accepted.
+enum class MacControlError : uint8_t { Ok, TooShort, BadDestination, BadEtherType, UnknownOpcode, ReservedBits };
 
 // Checks and decodes a frame that starts at its Ethernet header (untagged, no FCS). `len` is
 // the frame length in bytes. Never reads past `len`.

@@ -55,39 +55,28 @@ bool PfcGenerator::evaluate(const SharedBuffer& sb, uint64_t now) {
   for (uint8_t g = 0; g < 8; ++g) {
     const uint8_t bit = static_cast<uint8_t>(1u << g);
     if (xoff & bit) {
-      if (!(asserted_ & bit)) since_[g].set(now);
+      if (!(asserted_ & bit)) since_[g] = now;
       asserted_ |= bit;
       last_sent_[g] = now;
     } else if (xon & bit) {
       asserted_ &= static_cast<uint8_t>(~bit);
-      c_.assert_ns[g].add(now - since_[g].get());
+      c_.assert_ns[g].add(now - since_[g]);
     }
   }
   asserted_pub_.set(asserted_);
   return true;
 }
 
-void PfcGenerator::set_suppressed(uint8_t mask, const SharedBuffer&, uint64_t now) {
+void PfcGenerator::set_suppressed(uint8_t mask, uint64_t now) {
   const uint8_t release = asserted_ & mask;
   suppressed_ = mask;
-  if (release && send(0, release, now)) {
-    for (uint8_t g = 0; g < 8; ++g)
-      if (release & (1u << g)) c_.assert_ns[g].add(now - since_[g].get());
-    asserted_ &= static_cast<uint8_t>(~release);
-  } else if (release) {
-    // The XON could not go out: stop asserting anyway; the peer's pause runs out by itself.
-    for (uint8_t g = 0; g < 8; ++g)
-      if (release & (1u << g)) c_.assert_ns[g].add(now - since_[g].get());
-    asserted_ &= static_cast<uint8_t>(~release);
-  }
+  if (!release) return;
+  // If the XON cannot go out, stop asserting anyway: the peer's pause runs out by itself.
+  send(0, release, now);
+  for (uint8_t g = 0; g < 8; ++g)
+    if (release & (1u << g)) c_.assert_ns[g].add(now - since_[g]);
+  asserted_ &= static_cast<uint8_t>(~release);
   asserted_pub_.set(asserted_);
-}
-
-uint64_t PfcGenerator::assert_ns(uint8_t pg, uint64_t now) const {
-  uint64_t t = c_.assert_ns[pg].get();
-  const uint64_t since = since_[pg].get();
-  if ((asserted_pub_.get() & (1u << pg)) && now > since) t += now - since;
-  return t;
 }
 
 }  // namespace rs

@@ -37,15 +37,12 @@ class PfcGenerator {
     return !(asserted_ & (1u << pg)) && !(suppressed_ & (1u << pg)) && level >= xoff;
   }
   // PFC watchdog (drop): stop asking the peer to pause these PGs; an asserted one gets XON.
-  void set_suppressed(uint8_t mask, const SharedBuffer& sb, uint64_t now);
+  void set_suppressed(uint8_t mask, uint64_t now);
 
   uint8_t asserted() const { return asserted_; }  // owner thread
   uint8_t asserted_published() const { return static_cast<uint8_t>(asserted_pub_.get()); }
-  uint16_t quanta() const { return quanta_; }
   uint64_t refresh_ns() const { return refresh_ns_; }
   const PfcGenCounters& counters() const { return c_; }
-  // Time asserting pause including an interval still open at `now`; safe from any thread.
-  uint64_t assert_ns(uint8_t pg, uint64_t now) const;
 
  private:
   bool send(uint8_t xoff_bits, uint8_t xon_bits, uint64_t now);
@@ -58,8 +55,8 @@ class PfcGenerator {
   uint8_t asserted_ = 0;
   uint8_t suppressed_ = 0;
   std::array<uint64_t, 8> last_sent_{};
-  std::array<Counter, 8> since_;  // Counters: the stats reader adds the open interval
-  Counter asserted_pub_;           // asserted_ as readers see it
+  std::array<uint64_t, 8> since_{};  // start of the current assertion, per PG
+  Counter asserted_pub_;             // asserted_ as readers see it
   PfcGenCounters c_;
 };
 

@@ -11,7 +11,6 @@ EgressPort::EgressPort(uint16_t port_id, Port* port, const EgressConfig& cfg, ui
   MmuConfig mc;
   mc.pool.size = uint64_t{1} << 40;  // no shared pool to speak of: the queue limits rule
   own_sb_ = std::make_unique<SharedBuffer>(mc, none, 1);
-  own_sb_->set_static_limits(0, false);
   sb_ = own_sb_.get();
   use_ = &sb_->usage(0);
   init(cfg, now_ns);
@@ -56,7 +55,7 @@ void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
   const uint32_t len = m->pkt_len;
   const uint32_t cells = sb_->charge(len);
   const uint16_t in = pm.in_port;
-  const uint8_t pg = sb_->config().tc_to_pg[pm.tc & 7];
+  const uint8_t pg = sb_->pg_of(pm);
   const bool lossless = sb_->lossless_pgs(in) & (1u << pg);
   const bool precharged = pm.flags & meta_flag::kPgCharged;
   DropReason r = DropReason::None;
@@ -132,7 +131,7 @@ void EgressPort::release(rte_mbuf* const* pkts, uint16_t n) {
     total += cells;
     if (track_pg_) {
       const PacketMeta& pm = meta(pkts[i]);
-      use_->pg[pm.in_port][sb_->config().tc_to_pg[pm.tc & 7]].sub(cells);
+      use_->pg[pm.in_port][sb_->pg_of(pm)].sub(cells);
     }
   }
   use_->used_bytes.sub(total);
@@ -187,12 +186,6 @@ void EgressPort::on_pause_frame(const PauseFrame& f, uint64_t now) {
     // A new frame restarts the timer (802.1Qbb), shorter or longer.
     pause_until_[q] = now + pause_quanta_to_ns(f.quanta[p], cfg_.speed_gbps);
   }
-}
-
-uint64_t EgressPort::paused_ns(int q, uint64_t now) const {
-  uint64_t t = qc_[q].paused_ns.get();
-  if (paused_mask_ & (1u << q)) t += std::min(now, pause_until_[q]) - pause_start_[q];
-  return t;
 }
 
 uint16_t EgressPort::transmit(WorkerContext& ctx) {
@@ -306,7 +299,7 @@ void EgressPort::apply_storm(int q, bool start, WorkerContext& ctx) {
       update_admission();
       drop_queue(q, ctx, DropReason::PfcWatchdog);
       sb_->set_wd_dropping(id_, static_cast<uint8_t>(sb_->wd_dropping(id_) | pbit));
-      pfc_.set_suppressed(static_cast<uint8_t>(sb_->wd_dropping(id_)), *sb_, ctx.now_ns);
+      pfc_.set_suppressed(sb_->wd_dropping(id_), ctx.now_ns);
     }
   } else {
     qc_[q].storms_restored.inc();
@@ -315,7 +308,7 @@ void EgressPort::apply_storm(int q, bool start, WorkerContext& ctx) {
     update_admission();
     if (sb_->wd_dropping(id_) & pbit) {
       sb_->set_wd_dropping(id_, static_cast<uint8_t>(sb_->wd_dropping(id_) & ~pbit));
-      pfc_.set_suppressed(sb_->wd_dropping(id_), *sb_, ctx.now_ns);
+      pfc_.set_suppressed(sb_->wd_dropping(id_), ctx.now_ns);
     }
   }
 }

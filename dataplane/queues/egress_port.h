@@ -112,8 +112,6 @@ class EgressPort {
   const SharedBuffer& buffer() const { return *sb_; }
   bool paused(int q) const { return paused_pub_.get() & (1u << q); }
   bool in_storm(int q) const { return wd_[q].in_storm(); }
-  // Pause time of a queue including an open interval (owner thread or stopped switch).
-  uint64_t paused_ns(int q, uint64_t now) const;
 
  private:
   int pick(uint8_t nonempty);

@@ -8,7 +8,7 @@ namespace rs {
 void TmEnqueue::charge_before_handoff(rte_mbuf* m, WorkerContext& ctx) {
   SharedBuffer& sb = *ctx.sb;
   PacketMeta& pm = meta(m);
-  const uint8_t pg = sb.config().tc_to_pg[pm.tc & 7];
+  const uint8_t pg = sb.pg_of(pm);
   if (!(sb.lossless_pgs(pm.in_port) & (1u << pg))) return;
   sb.usage(ctx.worker).pg[pm.in_port][pg].add(sb.charge(m->pkt_len));
   pm.flags |= meta_flag::kPgCharged;

@@ -92,8 +92,7 @@ class MmuEgressTest : public ::testing::Test {
     MmuConfig mc;
     mc.pool.size = pool;
     mc.pfc_enable = pfc_enable;
-    sb = std::make_unique<SharedBuffer>(mc, std::vector<PortLosslessConfig>(2, lc), 1);
-    sb->set_static_limits(static_sum, dynamic);
+    sb = std::make_unique<SharedBuffer>(mc, std::vector<PortLosslessConfig>(2, lc), 1, static_sum, dynamic);
     EgressConfig ec;
     ec.speed_gbps = 1;
     for (auto& l : ec.limits) l = {.packets = 8192, .bytes = 8u << 20};

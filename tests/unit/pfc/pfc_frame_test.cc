@@ -148,7 +148,7 @@ TEST(PfcFrame, ReservedBits) {
 
 TEST(PfcFrame, ErrorNamesAreDistinct) {
   std::vector<std::string> names;
-  for (auto e : {MacControlError::Ok, MacControlError::TooShort, MacControlError::BadLength,
+  for (auto e : {MacControlError::Ok, MacControlError::TooShort,
                  MacControlError::BadDestination, MacControlError::BadEtherType, MacControlError::UnknownOpcode,
                  MacControlError::ReservedBits}) {
     const std::string s = to_string(e);

@@ -94,7 +94,6 @@ class EgressPfcTest : public ::testing::Test {
     mc.pfcwd = wd;
     for (int pg : {3, 4}) lc.pg[pg] = {.lossless = true, .xoff = 8u << 20, .xon = 4u << 20, .headroom = 1u << 20};
     sb = std::make_unique<SharedBuffer>(mc, std::vector<PortLosslessConfig>(kPorts, lc), 1);
-    sb->set_static_limits(0, false);
     EgressConfig ec;
     ec.speed_gbps = gbps;
     for (auto& l : ec.limits) l = {.packets = 4096, .bytes = 16u << 20};
