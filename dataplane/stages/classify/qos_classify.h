@@ -1,10 +1,50 @@
 // P4 tables dscp_to_tc / pcp_to_tc / tc_to_queue: trust DSCP (default) or the VLAN PCP.
 // Reads meta dscp, pcp, l3; writes meta tc, queue. Splits IPv4 from IPv6 for the LPM stages.
 #pragma once
+#include <cstddef>
+
 #include "dataplane/core/stage.h"
 #include "dataplane/tables/qos_maps.h"
 
 namespace rs {
+
+// The three maps composed once at start-up into one (tc, queue) pair per DSCP and per PCP, so
+// classifying a packet is one 16-bit load and one 16-bit store. Shared by qos_classify and
+// the ipv4_fastpath stage.
+class TcQueueMap {
+ public:
+  explicit TcQueueMap(const QosMaps& maps);
+  const QosMaps& maps() const { return maps_; }
+
+  // What apply() reports, for the callers' tallies.
+  static constexpr unsigned kByPcp = 1, kCnpSteered = 2;
+  [[gnu::always_inline]] unsigned apply(PacketMeta& pm) const {
+    // PCP trust only applies to tagged frames; untagged ones fall back to DSCP.
+    const bool by_pcp = (pm.flags & pcp_flag_) != 0;
+    const TcQueue tq = by_pcp ? pcp_pair_[pm.pcp] : dscp_pair_[pm.dscp];
+    __builtin_memcpy(&pm.tc, &tq, sizeof(tq));
+    // CNPs carry the congestion signal back to the sender: they skip the data queues (whose
+    // depth is the congestion being reported) for a strict queue, whatever their DSCP says.
+    if ((pm.flags & meta_flag::kCnp) && maps_.cnp_queue >= 0) [[unlikely]] {
+      pm.queue = static_cast<uint8_t>(maps_.cnp_queue);
+      return (by_pcp ? kByPcp : 0) | kCnpSteered;
+    }
+    return by_pcp ? kByPcp : 0;
+  }
+
+ private:
+  struct TcQueue {
+    uint8_t tc, queue;
+  };
+  // tc and queue are adjacent in PacketMeta: one pair is one 16-bit store.
+  static_assert(offsetof(PacketMeta, queue) == offsetof(PacketMeta, tc) + 1);
+  TcQueue pair_of(uint8_t tc) const;
+
+  QosMaps maps_;
+  uint8_t pcp_flag_;  // meta_flag::kVlan under PCP trust, else 0
+  std::array<TcQueue, 64> dscp_pair_{};
+  std::array<TcQueue, 8> pcp_pair_{};
+};
 
 class QosClassify final : public StageBase<QosClassify> {
  public:
@@ -18,15 +58,7 @@ class QosClassify final : public StageBase<QosClassify> {
   void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
 
  private:
-  struct TcQueue {
-    uint8_t tc, queue;
-  };
-  TcQueue pair_of(uint8_t tc) const;
-
-  QosMaps maps_;
-  // dscp_to_tc / pcp_to_tc composed with tc_to_queue once at start-up.
-  std::array<TcQueue, 64> dscp_pair_{};
-  std::array<TcQueue, 8> pcp_pair_{};
+  TcQueueMap map_;
 };
 
 }  // namespace rs

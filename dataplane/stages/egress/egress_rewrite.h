@@ -3,9 +3,52 @@
 // ICRC; TTL and checksum are masked), so the ICRC stays valid.
 // Reads meta nexthop, out_port, l3, l3_offset.
 #pragma once
+#include <rte_ether.h>
+#include <rte_ip.h>
+
+#include <cstring>
+
 #include "dataplane/core/stage.h"
+#include "dataplane/tables/fib.h"
 
 namespace rs {
+
+// csum_update16(csum, w, w') for w' = w with its TTL byte one lower, as stored in the packet.
+// In memory order TTL is the low byte of the 16-bit load, so ~w + w' = 0xFFFF - 1 exactly
+// (no borrow: TTL >= 1) and the RFC 1624 sum is ~csum + 0xFFFE, which needs one fold only
+// (0xFFFF + 0xFFFE = 0x1FFFD folds to 0xFFFE). Same integers as csum_update16, fewer steps.
+static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "csum_ttl_decrement assumes TTL is the low byte of the load");
+inline uint16_t csum_ttl_decrement(uint16_t csum) {
+  uint32_t sum = static_cast<uint16_t>(~csum) + 0xFFFEu;
+  sum = (sum & 0xFFFF) + (sum >> 16);
+  return static_cast<uint16_t>(~sum);
+}
+
+// One packet's rewrite; returns whether it was IPv4. Shared by egress_rewrite and the
+// ipv4_fastpath stage.
+[[gnu::always_inline]] inline bool rewrite_one(rte_mbuf* m, const NextHop* nexthops, const rte_ether_addr* port_mac) {
+  const PacketMeta& pm = meta(m);
+  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+  // Read everything from meta before the first byte store to the frame: a byte store may
+  // alias meta as far as the compiler knows, and would force it to reload each field.
+  const rte_ether_addr* dmac = &nexthops[pm.nexthop].mac;
+  const rte_ether_addr* smac = &port_mac[pm.out_port];
+  const bool is_v4 = pm.l3 == L3Type::Ipv4;
+  uint8_t* l3 = p + pm.l3_offset;
+  std::memcpy(p, dmac, RTE_ETHER_ADDR_LEN);
+  std::memcpy(p + RTE_ETHER_ADDR_LEN, smac, RTE_ETHER_ADDR_LEN);
+  if (is_v4) {
+    auto* ip = reinterpret_cast<rte_ipv4_hdr*>(l3);
+    // TTL is the high byte of the (TTL, protocol) word: TTL - 1 takes 0x0100 from that word,
+    // so RFC 1624's HC' = ~(~HC + ~m + m') is HC + 0x0100 in one's-complement arithmetic.
+    // The route lookup let through only TTL >= 2, so the byte never borrows.
+    ip->time_to_live--;
+    ip->hdr_checksum = csum_ttl_decrement(ip->hdr_checksum);
+  } else {
+    reinterpret_cast<rte_ipv6_hdr*>(l3)->hop_limits--;
+  }
+  return is_v4;
+}
 
 class EgressRewrite final : public StageBase<EgressRewrite> {
  public:

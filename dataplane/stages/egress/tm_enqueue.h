@@ -3,8 +3,29 @@
 // Reads meta out_port, queue. Consumes every packet.
 #pragma once
 #include "dataplane/core/stage.h"
+#include "dataplane/queues/egress_port.h"
 
 namespace rs {
+
+// A lossless PG must see a packet the moment it arrives, wherever its egress is: its bytes are
+// charged on the ingress worker, so XOFF goes out at once instead of a ring and a loop later
+// (the egress owner gives them back when the packet leaves).
+void charge_before_handoff(rte_mbuf* m, WorkerContext& ctx);
+
+// Queues one packet at its egress port (out_port) or into the owner worker's handoff burst;
+// returns whether it stayed on this worker. Shared by tm_enqueue and the ipv4_fastpath stage.
+[[gnu::always_inline]] inline bool enqueue_one(rte_mbuf* m, WorkerContext& ctx) {
+  const uint16_t port = meta(m).out_port;
+  const uint8_t owner = ctx.port_owner[port];
+  if (owner == ctx.worker) {
+    ctx.egress[port]->enqueue(m, ctx);
+    return true;
+  }
+  if (ctx.sb) [[unlikely]]
+    charge_before_handoff(m, ctx);
+  ctx.handoff[owner].push(m);
+  return false;
+}
 
 class TmEnqueue final : public StageBase<TmEnqueue> {
  public:
@@ -15,9 +36,6 @@ class TmEnqueue final : public StageBase<TmEnqueue> {
 
   explicit TmEnqueue(const StageEnv&) {}
   void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
-
- private:
-  static void charge_before_handoff(rte_mbuf* m, WorkerContext& ctx);
 };
 
 }  // namespace rs

@@ -5,6 +5,9 @@
 #include "dataplane/core/stage.h"
 
 namespace rs {
+namespace parse {
+struct FastTally;
+}
 
 class Parser final : public StageBase<Parser> {
  public:
@@ -21,13 +24,8 @@ class Parser final : public StageBase<Parser> {
   uint8_t parse_one(rte_mbuf* m);
 
  private:
-  // The fast path's tallies, kept in registers over a burst (ipv4 also counts udp).
-  struct Tally {
-    uint32_t ipv4 = 0, roce = 0, cnp = 0;
-  };
-  bool fast_ipv4_udp(rte_mbuf* m, Tally& t) const;
   [[gnu::noinline]] uint8_t classify(rte_mbuf* m);  // the general path, with named drops
-  void flush_tally(const Tally& t);
+  void flush_tally(const parse::FastTally& t);
   uint32_t seed_;
   std::array<uint32_t, kCounters.size()> tally_{};
 };

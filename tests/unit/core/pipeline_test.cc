@@ -14,7 +14,8 @@ TEST(Pipeline, BuiltInGraphLoadsInOrder) {
   PipelineSpec s = parse_pipeline(kPipelineL3Roce, "l3_roce.yaml");
   EXPECT_EQ(s.name, "l3_roce");
   ASSERT_FALSE(s.nodes.empty());
-  EXPECT_EQ(s.nodes[0].name, "parser");
+  // The straight-through path first; what it cannot finish goes to the general stages.
+  EXPECT_EQ(s.nodes[0].name, "ipv4_fastpath");
   Pipeline p(s, StageEnv{});
   // Topological order: every edge points forward.
   const auto& nodes = p.nodes();
@@ -25,6 +26,7 @@ TEST(Pipeline, BuiltInGraphLoadsInOrder) {
 
 TEST(Pipeline, DotNamesEveryEdge) {
   const std::string dot = pipeline_to_dot(parse_pipeline(kPipelineL3Roce, "l3_roce.yaml"));
+  EXPECT_NE(dot.find("\"ipv4_fastpath\" -> \"parser\" [label=\"slow\"]"), std::string::npos) << dot;
   EXPECT_NE(dot.find("\"parser\" -> \"qos_classify\" [label=\"ip\"]"), std::string::npos) << dot;
   EXPECT_NE(dot.find("\"egress_rewrite\" -> \"tm_enqueue\""), std::string::npos);
 }

@@ -1,0 +1,75 @@
+#include "dataplane/stages/fast/ipv4_fastpath.h"
+
+#include <rte_prefetch.h>
+
+#include "dataplane/stages/egress/egress_rewrite.h"
+#include "dataplane/stages/egress/tm_enqueue.h"
+#include "dataplane/stages/parse/ipv4_udp_fast.h"
+#include "dataplane/stages/route/nexthop_group.h"
+
+namespace rs {
+
+Ipv4Fastpath::Ipv4Fastpath(const StageEnv& env)
+    : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
+
+void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  const Fib& fib = *ctx.fib;
+  const uint16_t n = in.n;
+  PacketMeta* pm[kBurst];
+  uint16_t at[kBurst];  // pm[k] is the metadata of in.pkts[at[k]]
+  uint16_t k = 0;
+  uint32_t cnp = 0;
+  parse::FastTally parsed;
+  // Pass 1: parse, classify, route.
+  constexpr uint16_t kAhead = 4;
+  for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = in.pkts[i];
+    if (i + kAhead < n) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i + kAhead], void*));
+    next[i] = Slow;
+    if (!parse::ipv4_udp_fast(m, seed_, parsed)) continue;
+    const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
+    uint32_t group;
+    // The general path re-parses these and drops them with their reason (in_port is kept).
+    if (ip->time_to_live <= 1 || !fib.lookup4(ip->dst_addr, group)) [[unlikely]]
+      continue;
+    PacketMeta& p = meta(m);
+    cnp += (map_.apply(p) & TcQueueMap::kCnpSteered) != 0;
+    p.group = static_cast<uint16_t>(group);
+    pm[k] = &p;
+    at[k++] = i;
+  }
+  uint32_t nh[kBurst];
+  select_nexthops(pm, k, ctx, nh);
+  // Pass 2: next hop, rewrite, enqueue.
+  const NextHop* nexthops = fib.nexthop_table();
+  uint32_t local = 0, bad = 0;
+  for (uint16_t j = 0; j < k && j < kAhead; ++j) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[at[j]], void*));
+  for (uint16_t j = 0; j < k; ++j) {
+    rte_mbuf* m = in.pkts[at[j]];
+    if (j + kAhead < k) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[at[j + kAhead]], void*));
+    const uint16_t port = nexthop_port(fib, nh[j], ctx.num_ports);
+    if (port == kInvalidPort) [[unlikely]] {
+      pm[j]->drop_reason = DropReason::BadNextHop;
+      next[at[j]] = kNextDrop;
+      ++bad;
+      continue;
+    }
+    pm[j]->nexthop = nh[j];
+    pm[j]->out_port = port;
+    rewrite_one(m, nexthops, ctx.port_mac);
+    next[at[j]] = kNextConsumed;
+    local += enqueue_one(m, ctx);
+  }
+  std::array<uint32_t, kCounters.size()> tally{};
+  tally[Local] = local;
+  tally[Handoff] = k - bad - local;
+  tally[SlowPath] = n - k;
+  tally[BadNexthop] = bad;
+  tally[CnpToQueue] = cnp;
+  publish(tally);
+}
+
+REGISTER_STAGE(Ipv4Fastpath);
+
+}  // namespace rs

@@ -1,0 +1,34 @@
+// The straight-through path for the one shape a RoCE fabric carries almost exclusively:
+// untagged IPv4/UDP with a route. It runs parser, qos_classify, ipv4_lpm, nexthop_group,
+// egress_rewrite and tm_enqueue over a burst in two passes instead of six, with the same
+// inline code those stages run (ipv4_udp_fast, TcQueueMap, Fib::lookup4, select_nexthops,
+// rewrite_one, enqueue_one), so both paths leave a packet in the same state. Anything else
+// (IPv6, VLAN tags, MAC control, options, malformed frames, no route, TTL <= 1) goes on
+// untouched to the general stages, which name every drop.
+// Why it exists: each pass over a burst re-reads every packet's mbuf, metadata and frame, and
+// with 4 KiB pages (DPDK's --no-huge) a burst's pages overflow the L1 TLB, so a pass costs
+// about 10 ns per packet whatever it computes (perf/linerate; see perf/README.md).
+#pragma once
+#include "dataplane/core/stage.h"
+#include "dataplane/stages/classify/qos_classify.h"
+
+namespace rs {
+
+class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
+ public:
+  static constexpr std::string_view kName = "ipv4_fastpath";
+  enum Next : uint8_t { Slow };
+  static constexpr std::array<std::string_view, 1> kNext = {"slow"};
+  enum Ctr : uint8_t { Local, Handoff, SlowPath, BadNexthop, CnpToQueue };
+  static constexpr std::array<std::string_view, 5> kCounters = {"local", "handoff", "slow_path", "bad_nexthop",
+                                                                "cnp_to_queue"};
+
+  explicit Ipv4Fastpath(const StageEnv& env);
+  void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
+
+ private:
+  uint32_t seed_;  // the parser's, so flow hashes (and ECMP choices) agree between the paths
+  TcQueueMap map_;
+};
+
+}  // namespace rs
