@@ -106,6 +106,7 @@ int EgressPort::pick(uint8_t nonempty) {
 }
 
 void EgressPort::publish_counters() {
+  note_peaks(dirty_);
   for (int q = 0; q < 8; ++q) {
     if (!(dirty_ & (1u << q))) continue;
     const QueueStats& st = qs_[q];
@@ -120,21 +121,26 @@ void EgressPort::publish_counters() {
     c.depth_packets.set(q_[q]->packets());
     c.depth_bytes.set(q_[q]->bytes());
   }
-  if (load_) load_->queued_bytes[id_].set(total_bytes_);
+  if (load_) {
+    uint64_t total = 0;
+    for (const auto& f : q_) total += f->bytes();
+    load_->queued_bytes[id_].set(total);
+  }
   dirty_ = 0;
+}
+
+void EgressPort::release_pgs(rte_mbuf* const* pkts, uint16_t n) {
+  for (uint16_t i = 0; i < n; ++i) {
+    const PacketMeta& pm = meta(pkts[i]);
+    use_->pg[pm.in_port][sb_->pg_of(pm)].sub(sb_->charge(pkts[i]->pkt_len));
+  }
 }
 
 void EgressPort::release(rte_mbuf* const* pkts, uint16_t n) {
   uint64_t total = 0;
-  for (uint16_t i = 0; i < n; ++i) {
-    const uint32_t cells = sb_->charge(pkts[i]->pkt_len);
-    total += cells;
-    if (track_pg_) {
-      const PacketMeta& pm = meta(pkts[i]);
-      use_->pg[pm.in_port][sb_->pg_of(pm)].sub(cells);
-    }
-  }
+  for (uint16_t i = 0; i < n; ++i) total += sb_->charge(pkts[i]->pkt_len);
   use_->used_bytes.sub(total);
+  if (track_pg_) release_pgs(pkts, n);
 }
 
 void EgressPort::unpause(int q, uint64_t at) {
@@ -200,11 +206,13 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     if (dirty_) publish_counters();
     return 0;
   }
+  note_peaks(eligible);
   rte_mbuf* out[kBurst];
   uint32_t deq_bytes[8] = {};
   uint16_t deq_pkts[8] = {};
   uint16_t n = 0;
   uint64_t bytes = 0;
+  uint64_t cells = 0;
   if ((eligible & (eligible - 1)) == 0) {
     // One queue has traffic (the usual case on a port): no arbitration per packet. A DWRR
     // queue served alone starts the next contended round with no carried deficit.
@@ -212,14 +220,16 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     PacketFifo& f = *q_[q];
     while (n < kBurst && shaper_.can_send() && !f.empty()) {
       rte_mbuf* m = f.pop();
-      shaper_.consume(m->pkt_len);
-      bytes += m->pkt_len;
+      const uint32_t len = m->pkt_len;
+      shaper_.consume(len);
+      bytes += len;
+      cells += sb_->charge(len);
       out[n++] = m;
     }
     deq_pkts[q] = n;
     deq_bytes[q] = static_cast<uint32_t>(bytes);
     if (cells_mask_ & (1u << q)) [[unlikely]]
-      for (uint16_t i = 0; i < n; ++i) q_cells_[q] -= sb_->charge(out[i]->pkt_len);
+      q_cells_[q] -= cells;
     if (f.empty()) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
     if (!(strict_mask_ & (1u << q))) dwrr_.on_empty(q);
   } else {
@@ -232,8 +242,10 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
       if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
       if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
       shaper_.consume(len);
+      const uint32_t c = sb_->charge(len);
+      cells += c;
       if (cells_mask_ & (1u << q)) [[unlikely]]
-        q_cells_[q] -= sb_->charge(len);
+        q_cells_[q] -= c;
       ++deq_pkts[q];
       deq_bytes[q] += len;
       bytes += len;
@@ -244,8 +256,9 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     if (dirty_) publish_counters();
     return 0;
   }
-  release(out, n);
-  total_bytes_ -= bytes;
+  // The pool gets the cells back; PGs (lossless accounting) need each packet's ingress PG.
+  use_->used_bytes.sub(cells);
+  if (track_pg_) release_pgs(out, n);
   for (int q = 0; q < 8; ++q)
     if (deq_pkts[q]) {
       qs_[q].deq_packets += deq_pkts[q];
@@ -264,10 +277,10 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
 }
 
 void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
+  note_peaks(static_cast<uint8_t>(1u << q));
   while (!q_[q]->empty()) {
     qc_[q].drops[static_cast<std::size_t>(reason)].inc();
     rte_mbuf* m = q_[q]->pop();
-    total_bytes_ -= m->pkt_len;
     release(&m, 1);
     ctx.drop(m, reason, id_);
   }

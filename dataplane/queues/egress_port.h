@@ -4,6 +4,7 @@
 // and the PFC generator and watchdog of the same physical port. Owned by exactly one worker;
 // others hand packets over through rings.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -116,22 +117,28 @@ class EgressPort {
  private:
   int pick(uint8_t nonempty);
   void enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx);
-  // Queues an admitted packet and charges its cells.
+  // Queues an admitted packet and charges its cells. Only what must be per packet: the peak
+  // depth is taken where depth stops growing (note_peaks), and the port's total for the
+  // adaptive-routing view is summed when published.
   void admit(rte_mbuf* m, int q, uint32_t len, uint32_t cells) {
-    PacketFifo& f = *q_[q];
     const uint8_t qbit = static_cast<uint8_t>(1u << q);
-    f.push(m);
+    q_[q]->push(m, len);
     nonempty_mask_ |= qbit;
-    total_bytes_ += len;
+    dirty_ |= qbit;
     use_->used_bytes.add(cells);
     if (cells_mask_ & qbit) q_cells_[q] += cells;
     QueueStats& st = qs_[q];
     ++st.enq_packets;
     st.enq_bytes += len;
-    // Depth only grows between transmits, so the peak is seen here.
-    if (f.packets() > st.peak_packets) st.peak_packets = f.packets();
-    if (f.bytes() > st.peak_bytes) st.peak_bytes = f.bytes();
-    dirty_ |= qbit;
+  }
+  // Depth only grows between dequeues: called before each dequeue and each publication.
+  void note_peaks(uint8_t queues) {
+    for (; queues; queues &= static_cast<uint8_t>(queues - 1)) {
+      const int q = __builtin_ctz(queues);
+      QueueStats& st = qs_[q];
+      st.peak_packets = std::max<uint64_t>(st.peak_packets, q_[q]->packets());
+      st.peak_bytes = std::max(st.peak_bytes, q_[q]->bytes());
+    }
   }
   void update_admission() {
     full_admission_ = track_pg_ || wred_mask_ || cells_mask_ || wd_drop_mask_ || sb_->pool_can_fill();
@@ -148,6 +155,7 @@ class EgressPort {
   }
   // Gives packets' cells back to the pool and their PGs.
   void release(rte_mbuf* const* pkts, uint16_t n);
+  void release_pgs(rte_mbuf* const* pkts, uint16_t n);  // the PG half of release()
   void unpause(int q, uint64_t at);
   void expire_pauses(uint64_t now);
   void drop_queue(int q, WorkerContext& ctx, DropReason reason);
@@ -188,7 +196,6 @@ class EgressPort {
   std::array<uint64_t, 8> stalled_since_{};  // paused and holding packets since (0: not)
   std::array<uint64_t, 8> last_xoff_{};      // by priority: last XOFF received
   std::array<PfcWatchdogQueue, 8> wd_{};
-  uint64_t total_bytes_ = 0;   // all queues, for the adaptive-routing load view
   Counter paused_pub_;
   Dwrr dwrr_;
   Shaper shaper_;

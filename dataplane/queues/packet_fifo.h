@@ -27,9 +27,10 @@ class PacketFifo {
   uint64_t bytes() const { return bytes_; }
   rte_mbuf* front() const { return slots_[head_ & (cap_ - 1)]; }
 
-  void push(rte_mbuf* m) {
+  void push(rte_mbuf* m) { push(m, m->pkt_len); }
+  void push(rte_mbuf* m, uint32_t pkt_len) {  // pkt_len: the caller has it in a register
     slots_[tail_++ & (cap_ - 1)] = m;
-    bytes_ += m->pkt_len;
+    bytes_ += pkt_len;
   }
   rte_mbuf* pop() {
     rte_mbuf* m = slots_[head_++ & (cap_ - 1)];

@@ -1,7 +1,5 @@
 #include "dataplane/stages/fast/ipv4_fastpath.h"
 
-#include <rte_prefetch.h>
-
 #include "dataplane/stages/egress/egress_rewrite.h"
 #include "dataplane/stages/egress/tm_enqueue.h"
 #include "dataplane/stages/parse/ipv4_udp_fast.h"
@@ -21,11 +19,8 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   uint32_t cnp = 0;
   parse::FastTally parsed;
   // Pass 1: parse, classify, route.
-  constexpr uint16_t kAhead = 4;
-  for (uint16_t i = 0; i < n && i < kAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = in.pkts[i];
-    if (i + kAhead < n) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i + kAhead], void*));
     next[i] = Slow;
     if (!parse::ipv4_udp_fast(m, seed_, parsed)) continue;
     const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
@@ -44,10 +39,8 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // Pass 2: next hop, rewrite, enqueue.
   const NextHop* nexthops = fib.nexthop_table();
   uint32_t local = 0, bad = 0;
-  for (uint16_t j = 0; j < k && j < kAhead; ++j) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[at[j]], void*));
   for (uint16_t j = 0; j < k; ++j) {
     rte_mbuf* m = in.pkts[at[j]];
-    if (j + kAhead < k) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[at[j + kAhead]], void*));
     const uint16_t port = nexthop_port(fib, nh[j], ctx.num_ports);
     if (port == kInvalidPort) [[unlikely]] {
       pm[j]->drop_reason = DropReason::BadNextHop;
