@@ -30,7 +30,7 @@ void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
   track_pg_ = sb_->any_lossless();
   q_prio_.fill(-1);
   for (int q = 0; q < 8; ++q) {
-    q_[q] = std::make_unique<PacketFifo>(cfg.limits[q].packets);
+    q_[q].reserve(cfg.limits[q].packets);
     if (cfg.sched[q] == QueueSched::Strict) strict_mask_ |= static_cast<uint8_t>(1u << q);
     dwrr_.set_weight(q, cfg.weights[q]);
     if (lcfg_.wred[q].enabled) wred_mask_ |= static_cast<uint8_t>(1u << q);
@@ -51,7 +51,7 @@ void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
 void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
   PacketMeta& pm = meta(m);
   const uint8_t qbit = static_cast<uint8_t>(1u << q);
-  PacketFifo& f = *q_[q];
+  PacketFifo& f = q_[q];
   const uint32_t len = m->pkt_len;
   const uint32_t cells = sb_->charge(len);
   const uint16_t in = pm.in_port;
@@ -102,7 +102,7 @@ int EgressPort::pick(uint8_t nonempty) {
   const int sq = StrictPriority::select(eligible & strict_mask_);
   if (sq >= 0) return sq;
   const uint8_t dw = eligible & static_cast<uint8_t>(~strict_mask_);
-  return dwrr_.select_by(dw, [this](int q) { return q_[q]->front()->pkt_len; });
+  return dwrr_.select_by(dw, [this](int q) { return q_[q].front()->pkt_len; });
 }
 
 void EgressPort::publish_counters() {
@@ -118,12 +118,12 @@ void EgressPort::publish_counters() {
     c.peak_packets.set(st.peak_packets);
     c.peak_bytes.set(st.peak_bytes);
     c.ecn_marked.set(st.ecn_marked);
-    c.depth_packets.set(q_[q]->packets());
-    c.depth_bytes.set(q_[q]->bytes());
+    c.depth_packets.set(q_[q].packets());
+    c.depth_bytes.set(q_[q].bytes());
   }
   if (load_) {
     uint64_t total = 0;
-    for (const auto& f : q_) total += f->bytes();
+    for (const auto& f : q_) total += f.bytes();
     load_->queued_bytes[id_].set(total);
   }
   dirty_ = 0;
@@ -186,7 +186,7 @@ void EgressPort::on_pause_frame(const PauseFrame& f, uint64_t now) {
     if (!(paused_mask_ & bit)) {
       paused_mask_ |= bit;
       pause_start_[q] = now;
-      if (!q_[q]->empty()) stalled_since_[q] = now | 1;
+      if (!q_[q].empty()) stalled_since_[q] = now | 1;
       paused_pub_.set(paused_mask_);
     }
     // A new frame restarts the timer (802.1Qbb), shorter or longer.
@@ -217,7 +217,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     // One queue has traffic (the usual case on a port): no arbitration per packet. A DWRR
     // queue served alone starts the next contended round with no carried deficit.
     const int q = __builtin_ctz(eligible);
-    PacketFifo& f = *q_[q];
+    PacketFifo& f = q_[q];
     while (n < kBurst && shaper_.can_send() && !f.empty()) {
       rte_mbuf* m = f.pop();
       const uint32_t len = m->pkt_len;
@@ -236,9 +236,9 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     while (n < kBurst && shaper_.can_send()) {
       const int q = pick(nonempty_mask_);
       if (q < 0) break;
-      rte_mbuf* m = q_[q]->pop();
+      rte_mbuf* m = q_[q].pop();
       const uint32_t len = m->pkt_len;
-      const bool now_empty = q_[q]->empty();
+      const bool now_empty = q_[q].empty();
       if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
       if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
       shaper_.consume(len);
@@ -278,9 +278,9 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
 
 void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
   note_peaks(static_cast<uint8_t>(1u << q));
-  while (!q_[q]->empty()) {
+  while (!q_[q].empty()) {
     qc_[q].drops[static_cast<std::size_t>(reason)].inc();
-    rte_mbuf* m = q_[q]->pop();
+    rte_mbuf* m = q_[q].pop();
     release(&m, 1);
     ctx.drop(m, reason, id_);
   }

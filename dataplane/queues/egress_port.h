@@ -70,7 +70,7 @@ class EgressPort {
       enqueue_full(m, q, ctx);
       return;
     }
-    PacketFifo& f = *q_[q];
+    PacketFifo& f = q_[q];
     const uint32_t len = m->pkt_len;
     DropReason r = DropReason::None;
     if (f.packets() >= cfg_.limits[q].packets) r = DropReason::TailDropPackets;
@@ -122,7 +122,7 @@ class EgressPort {
   // adaptive-routing view is summed when published.
   void admit(rte_mbuf* m, int q, uint32_t len, uint32_t cells) {
     const uint8_t qbit = static_cast<uint8_t>(1u << q);
-    q_[q]->push(m, len);
+    q_[q].push(m, len);
     nonempty_mask_ |= qbit;
     dirty_ |= qbit;
     use_->used_bytes.add(cells);
@@ -136,8 +136,8 @@ class EgressPort {
     for (; queues; queues &= static_cast<uint8_t>(queues - 1)) {
       const int q = __builtin_ctz(queues);
       QueueStats& st = qs_[q];
-      st.peak_packets = std::max<uint64_t>(st.peak_packets, q_[q]->packets());
-      st.peak_bytes = std::max(st.peak_bytes, q_[q]->bytes());
+      st.peak_packets = std::max<uint64_t>(st.peak_packets, q_[q].packets());
+      st.peak_bytes = std::max(st.peak_bytes, q_[q].bytes());
     }
   }
   void update_admission() {
@@ -148,7 +148,7 @@ class EgressPort {
   // the pool's unit, as an ASIC compares them.
   bool over_limit(int q, uint32_t len, uint32_t cells) const {
     if (q_cells_[q] + cells <= lcfg_.reserved[q]) return false;  // within the queue's own `size`
-    if (!(dyn_mask_ & (1u << q))) return q_[q]->bytes() + len > cfg_.limits[q].bytes;
+    if (!(dyn_mask_ & (1u << q))) return q_[q].bytes() + len > cfg_.limits[q].bytes;
     const uint64_t free = sb_->free_shared();
     const int8_t dt = lcfg_.dynamic_th[q];
     return q_cells_[q] + cells > (dt >= 0 ? free << dt : free >> -dt);
@@ -172,7 +172,7 @@ class EgressPort {
   bool full_admission_ = true;
   PortLosslessConfig lcfg_;
   PfcwdConfig pfcwd_;
-  std::array<std::unique_ptr<PacketFifo>, 8> q_;
+  std::array<PacketFifo, 8> q_;  // by value: one indirection less per packet
   std::array<QueueCounters, 8> qc_;
   struct QueueStats {
     uint64_t enq_packets = 0, enq_bytes = 0, deq_packets = 0, deq_bytes = 0, peak_packets = 0, peak_bytes = 0,

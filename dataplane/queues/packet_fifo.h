@@ -11,7 +11,10 @@ namespace rs {
 
 class PacketFifo {
  public:
-  explicit PacketFifo(uint32_t max_packets) {
+  PacketFifo() = default;
+  explicit PacketFifo(uint32_t max_packets) { reserve(max_packets); }
+  // Sizes an empty FIFO (once, before use) for at least max_packets.
+  void reserve(uint32_t max_packets) {
     cap_ = 1;
     while (cap_ < max_packets) cap_ <<= 1;
     slots_ = static_cast<rte_mbuf**>(rte_zmalloc("pkt_fifo", sizeof(rte_mbuf*) * cap_, 64));

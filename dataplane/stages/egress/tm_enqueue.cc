@@ -19,7 +19,7 @@ void TmEnqueue::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   uint32_t local = 0;
   for (uint16_t i = 0; i < n; ++i) {
     next[i] = kNextConsumed;
-    local += enqueue_one(in.pkts[i], ctx);
+    local += enqueue_one(in.pkts[i], meta(in.pkts[i]).out_port, ctx);
   }
   std::array<uint32_t, kCounters.size()> tally{};
   tally[Local] = local;

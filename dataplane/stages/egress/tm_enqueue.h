@@ -12,10 +12,10 @@ namespace rs {
 // (the egress owner gives them back when the packet leaves).
 void charge_before_handoff(rte_mbuf* m, WorkerContext& ctx);
 
-// Queues one packet at its egress port (out_port) or into the owner worker's handoff burst;
-// returns whether it stayed on this worker. Shared by tm_enqueue and the ipv4_fastpath stage.
-[[gnu::always_inline]] inline bool enqueue_one(rte_mbuf* m, WorkerContext& ctx) {
-  const uint16_t port = meta(m).out_port;
+// Queues one packet at its egress port (meta out_port, passed in by a caller that has it) or
+// into the owner worker's handoff burst; returns whether it stayed on this worker. Shared by
+// tm_enqueue and the ipv4_fastpath stage.
+[[gnu::always_inline]] inline bool enqueue_one(rte_mbuf* m, uint16_t port, WorkerContext& ctx) {
   const uint8_t owner = ctx.port_owner[port];
   if (owner == ctx.worker) {
     ctx.egress[port]->enqueue(m, ctx);

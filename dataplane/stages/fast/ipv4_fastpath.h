@@ -27,6 +27,7 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
   void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
 
  private:
+  static constexpr uint16_t kChunk = 8;
   uint32_t seed_;  // the parser's, so flow hashes (and ECMP choices) agree between the paths
   TcQueueMap map_;
 };
