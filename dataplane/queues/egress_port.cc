@@ -230,7 +230,10 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     deq_bytes[q] = static_cast<uint32_t>(bytes);
     if (cells_mask_ & (1u << q)) [[unlikely]]
       q_cells_[q] -= cells;
-    if (f.empty()) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+    if (f.empty()) {
+      nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+      f.rewind_if_empty();
+    }
     if (!(strict_mask_ & (1u << q))) dwrr_.on_empty(q);
   } else {
     while (n < kBurst && shaper_.can_send()) {
@@ -239,7 +242,10 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
       rte_mbuf* m = q_[q].pop();
       const uint32_t len = m->pkt_len;
       const bool now_empty = q_[q].empty();
-      if (now_empty) nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+      if (now_empty) {
+        nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+        q_[q].rewind_if_empty();
+      }
       if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
       shaper_.consume(len);
       const uint32_t c = sb_->charge(len);
@@ -285,6 +291,7 @@ void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
     ctx.drop(m, reason, id_);
   }
   nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
+  q_[q].rewind_if_empty();
   stalled_since_[q] = 0;
   q_cells_[q] = 0;
   dwrr_.on_empty(q);
