@@ -25,14 +25,16 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // The mbufs come from the rx burst of a PMD that touched many other pages since writing
   // them: their translations are gone from the TLB. Prefetching each chunk's mbuf headers two
   // chunks ahead and frames one chunk ahead overlaps those page walks (as l3fwd does).
-  for (uint16_t i = 0; i < n && i < 2 * kChunk; ++i) rte_prefetch0(in.pkts[i]);
-  for (uint16_t i = 0; i < n && i < kChunk; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+  for (uint16_t i = 0; i < n && i < kMbufAhead; ++i) rte_prefetch0(in.pkts[i]);
+  for (uint16_t i = 0; i < n && i < kFrameAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
   for (uint16_t base = 0; base < n; base += kChunk) {
     const uint16_t end = std::min<uint16_t>(n, base + kChunk);
-    for (uint16_t i = base + 2 * kChunk; i < n && i < end + 2 * kChunk; ++i) rte_prefetch0(in.pkts[i]);
-    for (uint16_t i = base + kChunk; i < n && i < end + kChunk; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+    for (uint16_t i = base + kMbufAhead; i < n && i < end + kMbufAhead; ++i) rte_prefetch0(in.pkts[i]);
+    for (uint16_t i = base + kFrameAhead; i < n && i < end + kFrameAhead; ++i)
+      rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+    rte_mbuf* ms[kChunk];
     PacketMeta* pm[kChunk];
-    uint16_t at[kChunk];  // pm[k] is the metadata of in.pkts[at[k]]
+    uint16_t at[kChunk];  // ms[k] is in.pkts[at[k]]
     uint16_t k = 0;
     // Pass 1: parse, classify, route.
     for (uint16_t i = base; i < end; ++i) {
@@ -47,6 +49,8 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       PacketMeta& p = meta(m);
       cnp += (map_.apply(p) & TcQueueMap::kCnpSteered) != 0;
       p.group = static_cast<uint16_t>(group);
+      next[i] = kNextConsumed;
+      ms[k] = m;
       pm[k] = &p;
       at[k++] = i;
     }
@@ -54,7 +58,6 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     select_nexthops(pm, k, ctx, nh);
     // Pass 2: next hop, rewrite, enqueue.
     for (uint16_t j = 0; j < k; ++j) {
-      rte_mbuf* m = in.pkts[at[j]];
       const uint16_t port = nexthop_port(fib, nh[j], ctx.num_ports);
       if (port == kInvalidPort) [[unlikely]] {
         pm[j]->drop_reason = DropReason::BadNextHop;
@@ -64,11 +67,10 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       }
       pm[j]->nexthop = nh[j];
       pm[j]->out_port = port;
-      uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
+      uint8_t* frame = rte_pktmbuf_mtod(ms[j], uint8_t*);
       rewrite_macs(frame, &nexthops[nh[j]].mac, &ctx.port_mac[port]);
       decrement_ttl_ipv4(frame + sizeof(rte_ether_hdr));
-      next[at[j]] = kNextConsumed;
-      local += enqueue_one(m, port, ctx);
+      local += enqueue_one(ms[j], port, ctx);
     }
     fast += k;
   }

@@ -28,6 +28,7 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
 
  private:
   static constexpr uint16_t kChunk = 8;
+  static constexpr uint16_t kMbufAhead = 2 * kChunk, kFrameAhead = kChunk;  // prefetch distances
   uint32_t seed_;  // the parser's, so flow hashes (and ECMP choices) agree between the paths
   TcQueueMap map_;
 };
