@@ -14,7 +14,6 @@ namespace rs {
 class TcQueueMap {
  public:
   explicit TcQueueMap(const QosMaps& maps);
-  const QosMaps& maps() const { return maps_; }
 
   // What apply() reports, for the callers' tallies.
   static constexpr unsigned kByPcp = 1, kCnpSteered = 2;

@@ -19,7 +19,7 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const NextHop* nexthops = fib.nexthop_table();
   const uint16_t n = in.n;
   uint32_t fast = 0, cnp = 0, local = 0, bad = 0;
-  parse::FastTally parsed;
+  parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
   // A chunk at a time, so that pass 2 finds each packet's page still in the L1 TLB and its
   // lines in L1: a whole burst's pages do not fit (4 KiB pages under --no-huge).
   // The mbufs come from the rx burst of a PMD that touched many other pages since writing
