@@ -6,14 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <stdexcept>
 #include <vector>
 
-#include "dataplane/io/port.h"
-#include "dataplane/queues/egress_port.h"
-#include "tests/support/eal_env.h"
-#include "tests/support/packet_builder.h"
+#include "tests/support/egress_fixture.h"
 
 namespace rs::test {
 namespace {
@@ -23,18 +19,6 @@ constexpr uint16_t kInPort = 0;
 
 // Eth 14 + IPv4 20 + UDP 8 + BTH 12 + 1000 + ICRC 4, as pkt() builds them.
 uint32_t pkt_len_of_one() { return 14 + 20 + 8 + 12 + 1000 + 4; }
-
-class SinkPort final : public Port {
- public:
-  uint16_t rx_burst(rte_mbuf**, uint16_t, uint64_t) override { return 0; }
-  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t) override {
-    for (uint16_t i = 0; i < n; ++i) rte_pktmbuf_free(pkts[i]);
-    sent += n;
-    return n;
-  }
-  const char* kind() const override { return "sink"; }
-  uint64_t sent = 0;
-};
 
 TEST(SharedBuffer, ChargesWholeCellsAndReservesHeadroom) {
   MmuConfig mc;
@@ -72,52 +56,24 @@ TEST(SharedBuffer, RefusesHeadroomThatDoesNotFitAndBadCells) {
   EXPECT_THROW(SharedBuffer(mc, ports, 1), std::runtime_error);
 }
 
-class MmuEgressTest : public ::testing::Test {
+class MmuEgressTest : public EgressFixture {
  protected:
-  void SetUp() override {
-    counters = std::make_unique<WorkerCounters>();
-    ctx.counters = counters.get();
-    avail = rte_mempool_avail_count(test_pool());
-  }
-  void TearDown() override {
-    if (port) port->flush(ctx, DropReason::Shutdown);
+  void after_flush() override {
     if (sb) {
       EXPECT_EQ(sb->used(), 0u) << "every cell goes back when the queues empty";
       for (int g = 0; g < 8; ++g) EXPECT_EQ(sb->pg_level(kInPort, static_cast<uint8_t>(g)), 0u);
     }
-    port.reset();
-    EXPECT_EQ(rte_mempool_avail_count(test_pool()), avail);
   }
   void make(uint64_t pool, PortLosslessConfig lc, uint64_t static_sum, bool dynamic, uint8_t pfc_enable = 0) {
     MmuConfig mc;
     mc.pool.size = pool;
     mc.pfc_enable = pfc_enable;
-    sb = std::make_unique<SharedBuffer>(mc, std::vector<PortLosslessConfig>(2, lc), 1, static_sum, dynamic);
     EgressConfig ec;
     ec.speed_gbps = 1;
     for (auto& l : ec.limits) l = {.packets = 8192, .bytes = 8u << 20};
-    port = std::make_unique<EgressPort>(kPortId, &sink, ec, 0, sb.get(), 0, lc, test_pool());
+    make_over_buffer(kPortId, mc, 2, lc, ec, static_sum, dynamic);
   }
-  rte_mbuf* pkt(uint8_t q, uint8_t ecn = 0) {
-    const PacketSpec s = Eth{} / Ipv4{.dscp = 0, .ecn = ecn} / Udp{} / Bth{} / Payload::of_size(1000);
-    rte_mbuf* m = s.mbuf(test_pool(), kInPort);
-    PacketMeta& pm = meta(m);
-    pm.out_port = kPortId;
-    pm.queue = q;
-    pm.tc = q;
-    pm.l3 = L3Type::Ipv4;
-    pm.l3_offset = 14;
-    pm.ecn = ecn;
-    return m;
-  }
-  uint64_t drops(int q, DropReason r) const { return port->queue(q).drops[static_cast<std::size_t>(r)].get(); }
-
-  SinkPort sink;
-  std::unique_ptr<WorkerCounters> counters;
-  WorkerContext ctx;
-  std::unique_ptr<SharedBuffer> sb;
-  std::unique_ptr<EgressPort> port;
-  unsigned avail = 0;
+  rte_mbuf* pkt(uint8_t q, uint8_t ecn = 0) { return roce_to_queue(kInPort, kPortId, q, /*dscp=*/0, ecn, 1000); }
 };
 
 TEST_F(MmuEgressTest, DynamicThresholdIsAlphaTimesTheFreePool) {
@@ -130,17 +86,17 @@ TEST_F(MmuEgressTest, DynamicThresholdIsAlphaTimesTheFreePool) {
     make(256 * 1024, lc, 0, true);
     int admitted = 0;
     for (int i = 0; i < 400; ++i) {
-      const uint64_t before = drops(1, DropReason::DynamicThreshold);
+      const uint64_t before = queue_drops(1, DropReason::DynamicThreshold);
       port->enqueue(pkt(1), ctx);
-      if (drops(1, DropReason::DynamicThreshold) == before) ++admitted;
+      if (queue_drops(1, DropReason::DynamicThreshold) == before) ++admitted;
     }
     port->publish_counters();
     const uint64_t cells = sb->charge(pkt_len_of_one());
     const double share = dt == 0 ? 1.0 / 2 : 1.0 / 3;
     const double expect = share * static_cast<double>(sb->shared_size()) / static_cast<double>(cells);
     EXPECT_NEAR(admitted, expect, 1.5) << "queue stops at alpha/(1+alpha) of the pool";
-    EXPECT_EQ(drops(1, DropReason::DynamicThreshold), static_cast<uint64_t>(400 - admitted));
-    EXPECT_EQ(drops(1, DropReason::TailDropBytes), 0u);
+    EXPECT_EQ(queue_drops(1, DropReason::DynamicThreshold), static_cast<uint64_t>(400 - admitted));
+    EXPECT_EQ(queue_drops(1, DropReason::TailDropBytes), 0u);
     port->flush(ctx, DropReason::Shutdown);
     port.reset();
   }
@@ -154,11 +110,11 @@ TEST_F(MmuEgressTest, QueueSizeIsAdmittedEvenWhenThePoolIsFull) {
   lc.reserved[1] = 3 * 1280;
   make(64 * 1024, lc, 8u << 20, true);
   for (int i = 0; i < 100; ++i) port->enqueue(pkt(2), ctx);
-  EXPECT_GT(drops(2, DropReason::SharedPoolFull), 0u);
+  EXPECT_GT(queue_drops(2, DropReason::SharedPoolFull), 0u);
   for (int i = 0; i < 10; ++i) port->enqueue(pkt(1), ctx);
   port->publish_counters();
   EXPECT_EQ(port->queue(1).enq_packets.get(), 3u);
-  EXPECT_EQ(drops(1, DropReason::DynamicThreshold), 7u);
+  EXPECT_EQ(queue_drops(1, DropReason::DynamicThreshold), 7u);
   EXPECT_EQ(sb->queue_reserved(), 2u * 3 * 1280) << "both ports' reservations leave the pool";
 }
 
@@ -167,7 +123,7 @@ TEST_F(MmuEgressTest, PoolSmallerThanTheStaticLimitsFillsAndDrops) {
   const uint64_t cells = sb->charge(pkt_len_of_one());
   for (int i = 0; i < 100; ++i) port->enqueue(pkt(i % 2 ? 1 : 2), ctx);
   const uint64_t fit = sb->shared_size() / cells;
-  EXPECT_EQ(drops(1, DropReason::SharedPoolFull) + drops(2, DropReason::SharedPoolFull), 100 - fit);
+  EXPECT_EQ(queue_drops(1, DropReason::SharedPoolFull) + queue_drops(2, DropReason::SharedPoolFull), 100 - fit);
   EXPECT_LE(sb->used(), sb->shared_size());
 }
 
@@ -182,16 +138,16 @@ TEST_F(MmuEgressTest, WredDropsNonEctLossyAndMarksEct) {
   for (int i = 0; i < 10; ++i) port->enqueue(pkt(3, 0), ctx);  // lossless, not ECN-capable
   for (int i = 0; i < 10; ++i) port->enqueue(pkt(5, 2), ctx);  // no profile on queue 5
   port->publish_counters();
-  EXPECT_EQ(drops(1, DropReason::WredDrop), 9u);
+  EXPECT_EQ(queue_drops(1, DropReason::WredDrop), 9u);
   EXPECT_EQ(port->queue(1).enq_packets.get(), 1u);
-  EXPECT_EQ(drops(3, DropReason::WredDrop), 0u) << "lossless packets are never WRED-dropped";
+  EXPECT_EQ(queue_drops(3, DropReason::WredDrop), 0u) << "lossless packets are never WRED-dropped";
   EXPECT_EQ(port->queue(3).enq_packets.get(), 10u);
   EXPECT_EQ(port->queue(5).ecn_marked.get(), 0u);
   port->flush(ctx, DropReason::Shutdown);
   for (int i = 0; i < 10; ++i) port->enqueue(pkt(1, 1), ctx);  // ECT(1): marked, never dropped
   port->publish_counters();
   EXPECT_EQ(port->queue(1).ecn_marked.get(), 9u);
-  EXPECT_EQ(drops(1, DropReason::WredDrop), 9u) << "unchanged";
+  EXPECT_EQ(queue_drops(1, DropReason::WredDrop), 9u) << "unchanged";
   // Drain through the shaper: every cell comes back (checked in TearDown).
   for (uint64_t t = 0; t < 10'000'000 && port->queued_packets(); t += 100'000) {
     ctx.now_ns = t;

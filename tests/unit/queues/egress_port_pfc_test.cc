@@ -4,19 +4,12 @@
 // storm on every priority at once, and the WRED/ECN marking rate at held queue depths.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
-#include <memory>
-#include <vector>
 
 #include <fmt/core.h>
 
-#include "dataplane/io/port.h"
-#include "dataplane/mmu/shared_buffer.h"
 #include "dataplane/policies/routing/routing_policy.h"
-#include "dataplane/queues/egress_port.h"
-#include "tests/support/eal_env.h"
-#include "tests/support/packet_builder.h"
+#include "tests/support/egress_fixture.h"
 
 namespace rs::test {
 namespace {
@@ -26,35 +19,6 @@ constexpr uint64_t kMs = 1'000'000;
 constexpr uint16_t kPortId = 3;
 constexpr uint16_t kInPort = 1;  // where the test's packets claim to come from
 constexpr uint16_t kPorts = 4;
-
-// Records what the egress port sends (data and MAC control alike) and frees it.
-class FakePort final : public Port {
- public:
-  struct Sent {
-    uint32_t len;
-    uint8_t queue;
-    uint64_t at_ns;
-  };
-  uint16_t rx_burst(rte_mbuf**, uint16_t, uint64_t) override { return 0; }
-  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override {
-    for (uint16_t i = 0; i < n; ++i) {
-      sent.push_back({pkts[i]->pkt_len, meta(pkts[i]).queue, now_ns});
-      rte_pktmbuf_free(pkts[i]);
-    }
-    return n;
-  }
-  const char* kind() const override { return "fake"; }
-  std::vector<Sent> sent;
-
-  uint64_t first_of(uint8_t q) const {
-    for (auto& s : sent)
-      if (s.queue == q) return s.at_ns;
-    return UINT64_MAX;
-  }
-  std::size_t count_of(uint8_t q) const {
-    return static_cast<std::size_t>(std::count_if(sent.begin(), sent.end(), [q](const Sent& s) { return s.queue == q; }));
-  }
-};
 
 PauseFrame pfc(uint8_t enable, uint16_t quanta) {
   PauseFrame f;
@@ -72,19 +36,14 @@ PauseFrame pause_8023x(uint16_t quanta) {
   return f;
 }
 
-class EgressPfcTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    counters = std::make_unique<WorkerCounters>();
-    ctx.counters = counters.get();
-    avail_at_start = rte_mempool_avail_count(test_pool());
-  }
-  void TearDown() override {
-    if (port) port->flush(ctx, DropReason::Shutdown);
-    port.reset();
-    EXPECT_EQ(rte_mempool_avail_count(test_pool()), avail_at_start);
-  }
+// The watchdog on, with the drop action and these times.
+PfcwdConfig dropping_watchdog(uint64_t detection_ns, uint64_t restoration_ns, uint64_t poll_ns) {
+  return {.enabled = true, .action = PfcwdAction::Drop, .detection_ns = detection_ns, .restoration_ns = restoration_ns,
+          .poll_ns = poll_ns};
+}
 
+class EgressPfcTest : public EgressFixture {
+ protected:
   // Priorities 3 and 4 lossless (SONiC's RDMA classes) on every port; generous PG limits so
   // admission never refuses here.
   void make(double gbps = 10, PfcwdConfig wd = {}, PortLosslessConfig lc = {}) {
@@ -93,26 +52,15 @@ class EgressPfcTest : public ::testing::Test {
     mc.pool.size = uint64_t{256} << 20;
     mc.pfcwd = wd;
     for (int pg : {3, 4}) lc.pg[pg] = {.lossless = true, .xoff = 8u << 20, .xon = 4u << 20, .headroom = 1u << 20};
-    sb = std::make_unique<SharedBuffer>(mc, std::vector<PortLosslessConfig>(kPorts, lc), 1);
     EgressConfig ec;
     ec.speed_gbps = gbps;
     for (auto& l : ec.limits) l = {.packets = 4096, .bytes = 16u << 20};
-    port = std::make_unique<EgressPort>(kPortId, &fake, ec, 0, sb.get(), 0, lc, test_pool());
+    make_over_buffer(kPortId, mc, kPorts, lc, ec);
   }
 
   // A RoCE-shaped IPv4 packet in queue = tc = `q`, from kInPort.
   rte_mbuf* pkt(uint8_t q, uint32_t payload = 940, uint8_t ecn = 0) {
-    const PacketSpec s = Eth{} / Ipv4{.dscp = 26, .ecn = ecn} / Udp{} / Bth{} / Payload::of_size(payload);
-    rte_mbuf* m = s.mbuf(test_pool(), kInPort);
-    EXPECT_NE(m, nullptr);
-    PacketMeta& pm = meta(m);
-    pm.out_port = kPortId;
-    pm.queue = q;
-    pm.tc = q;
-    pm.l3 = L3Type::Ipv4;
-    pm.l3_offset = 14;
-    pm.ecn = ecn;
-    return m;
+    return roce_to_queue(kInPort, kPortId, q, /*dscp=*/26, ecn, payload);
   }
   void enqueue(uint8_t q, int n) {
     for (int i = 0; i < n; ++i) port->enqueue(pkt(q), ctx);
@@ -122,14 +70,6 @@ class EgressPfcTest : public ::testing::Test {
     ctx.now_ns = now;
     port->transmit(ctx);
   }
-  uint64_t qdrops(int q, DropReason r) const { return port->queue(q).drops[static_cast<std::size_t>(r)].get(); }
-
-  FakePort fake;
-  std::unique_ptr<WorkerCounters> counters;
-  WorkerContext ctx;
-  std::unique_ptr<SharedBuffer> sb;
-  std::unique_ptr<EgressPort> port;
-  unsigned avail_at_start = 0;
 };
 
 TEST_F(EgressPfcTest, PfcPausesOnlyThatPriorityForQuantaTimes512OverRate) {
@@ -226,12 +166,7 @@ TEST_F(EgressPfcTest, Pause8023xStopsEveryQueue) {
 // finds both lossless queues stuck in the same poll window, flushes both (drop action), drops
 // their arrivals, and restores both once the PAUSEs stop. The lossy queue is not watched.
 TEST_F(EgressPfcTest, WatchdogPauseStormOnAllPrioritiesDropsBothLosslessQueues) {
-  PfcwdConfig wd;
-  wd.enabled = true;
-  wd.action = PfcwdAction::Drop;
-  wd.detection_ns = 100 * kMs;
-  wd.restoration_ns = 100 * kMs;
-  wd.poll_ns = 20 * kMs;
+  const PfcwdConfig wd = dropping_watchdog(100 * kMs, 100 * kMs, 20 * kMs);
   make(10, wd);
   const uint64_t t_storm = 7 * kMs;  // the storm starts between two polls
   const uint64_t t_stop = 400 * kMs;
@@ -286,7 +221,7 @@ TEST_F(EgressPfcTest, WatchdogPauseStormOnAllPrioritiesDropsBothLosslessQueues) 
   // the storm are the watchdog's drops, and nothing else dropped.
   for (int q : {3, 4}) {
     EXPECT_GE(flushed[q], q == 3 ? 5u : 6u);
-    EXPECT_EQ(qdrops(q, DropReason::PfcWatchdog), flushed[q] + arrivals_in_storm[q]) << q;
+    EXPECT_EQ(queue_drops(q, DropReason::PfcWatchdog), flushed[q] + arrivals_in_storm[q]) << q;
     uint64_t other = 0;
     for (std::size_t r = 1; r < kNumDropReasons; ++r)
       if (r != static_cast<std::size_t>(DropReason::PfcWatchdog)) other += port->queue(q).drops[r].get();
@@ -307,12 +242,7 @@ TEST_F(EgressPfcTest, WatchdogPauseStormOnAllPrioritiesDropsBothLosslessQueues) 
 // storm state: the storm ends and is counted restored, the queue takes packets again, the
 // port's PFC generation for that PG is released, and the new settings apply from then on.
 TEST_F(EgressPfcTest, WatchdogReconfiguredDuringStormLeavesNoStaleState) {
-  PfcwdConfig wd;
-  wd.enabled = true;
-  wd.action = PfcwdAction::Drop;
-  wd.detection_ns = 50 * kMs;
-  wd.restoration_ns = 50 * kMs;
-  wd.poll_ns = 10 * kMs;
+  const PfcwdConfig wd = dropping_watchdog(50 * kMs, 50 * kMs, 10 * kMs);
   make(10, wd);
   ctx.now_ns = 0;
   enqueue(3, 4);
@@ -324,10 +254,10 @@ TEST_F(EgressPfcTest, WatchdogReconfiguredDuringStormLeavesNoStaleState) {
     if (t % wd.poll_ns == 0) port->watchdog_tick(ctx);
   }
   ASSERT_TRUE(port->in_storm(3));
-  EXPECT_EQ(qdrops(3, DropReason::PfcWatchdog), 4u) << "the stuck queue was flushed";
+  EXPECT_EQ(queue_drops(3, DropReason::PfcWatchdog), 4u) << "the stuck queue was flushed";
   EXPECT_EQ(sb->wd_dropping(kPortId) & 0x08, 0x08) << "the port's PG 3 ingress is being dropped";
   port->enqueue(pkt(3), ctx);
-  EXPECT_EQ(qdrops(3, DropReason::PfcWatchdog), 5u) << "arrivals during the storm are dropped";
+  EXPECT_EQ(queue_drops(3, DropReason::PfcWatchdog), 5u) << "arrivals during the storm are dropped";
 
   PfcwdConfig slower = wd;
   slower.detection_ns = 400 * kMs;
@@ -341,7 +271,7 @@ TEST_F(EgressPfcTest, WatchdogReconfiguredDuringStormLeavesNoStaleState) {
   EXPECT_EQ(port->pfcwd().detection_ns, 400 * kMs);
   port->enqueue(pkt(3), ctx);
   port->publish_counters();
-  EXPECT_EQ(qdrops(3, DropReason::PfcWatchdog), 5u) << "the queue takes packets again";
+  EXPECT_EQ(queue_drops(3, DropReason::PfcWatchdog), 5u) << "the queue takes packets again";
   EXPECT_EQ(port->queue(3).depth_packets.get(), 1u);
   // PAUSE keeps coming: under the new 400 ms detection time, 100 ms more is not a storm.
   for (uint64_t u = t; u <= t + 100 * kMs; u += kMs) {
@@ -401,7 +331,7 @@ TEST_F(EgressPfcTest, WredMarkingRateFollowsConfiguredCurve) {
     std::printf("depth %6lu: %4lu marks of %d (expected %.0f +- %.1f)\n", static_cast<unsigned long>(pt.depth),
                 static_cast<unsigned long>(marks), kTrials, mean, 2.576 * sd);
   }
-  EXPECT_EQ(qdrops(3, DropReason::WredDrop), 0u) << "a lossless queue never drops by WRED";
+  EXPECT_EQ(queue_drops(3, DropReason::WredDrop), 0u) << "a lossless queue never drops by WRED";
 }
 
 }  // namespace

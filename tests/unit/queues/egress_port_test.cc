@@ -6,64 +6,20 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
-#include <vector>
 
-#include "dataplane/io/port.h"
 #include "dataplane/policies/routing/routing_policy.h"
-#include "tests/support/eal_env.h"
+#include "tests/support/egress_fixture.h"
 
 namespace rs::test {
 namespace {
 
-// Records what the egress port transmits and frees it; `accept` caps how many packets one
-// tx_burst takes, to play a full TX ring.
-class FakePort final : public Port {
- public:
-  struct Sent {
-    uint32_t len;
-    uint8_t queue;
-    uint64_t at_ns;
-  };
-  uint16_t rx_burst(rte_mbuf**, uint16_t, uint64_t) override { return 0; }
-  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override {
-    ++calls;
-    offered += n;
-    const uint16_t take = std::min<uint16_t>(n, accept);
-    for (uint16_t i = 0; i < take; ++i) {
-      sent.push_back({pkts[i]->pkt_len, meta(pkts[i]).queue, now_ns});
-      wire += wire_bytes(pkts[i]->pkt_len);
-      rte_pktmbuf_free(pkts[i]);
-    }
-    return take;
-  }
-  const char* kind() const override { return "fake"; }
-
-  uint16_t accept = 0xFFFF;
-  std::vector<Sent> sent;
-  uint64_t wire = 0;
-  uint64_t offered = 0;
-  uint64_t calls = 0;
-};
-
 constexpr uint16_t kPortId = 3;
 
-class EgressPortTest : public ::testing::Test {
+// The scheduler alone: each port gets its private default buffer (no SharedBuffer here).
+class EgressPortTest : public EgressFixture {
  protected:
-  void SetUp() override {
-    counters = std::make_unique<WorkerCounters>();
-    ctx.counters = counters.get();
-    ctx.now_ns = 0;
-    avail_at_start = rte_mempool_avail_count(test_pool());
-  }
-  void TearDown() override {
-    if (port) port->flush(ctx, DropReason::Shutdown);
-    // Every mbuf the test took went back: nothing in the egress port leaks.
-    EXPECT_EQ(rte_mempool_avail_count(test_pool()), avail_at_start);
-  }
-
   void make(const EgressConfig& cfg, uint64_t now_ns = 0) {
     ctx.now_ns = now_ns;
     port = std::make_unique<EgressPort>(kPortId, &fake, cfg, now_ns);
@@ -100,7 +56,6 @@ class EgressPortTest : public ::testing::Test {
     for (std::size_t r = 0; r < kNumDropReasons; ++r) s += counters->port_drops[kPortId][r].get();
     return s;
   }
-  uint64_t queue_drops(int q, DropReason r) const { return port->queue(q).drops[static_cast<std::size_t>(r)].get(); }
   uint64_t tx_pkts() const { return counters->port_tx_pkts[kPortId].get(); }
   // The conservation law of the traffic manager: in = sent + queued + dropped.
   void expect_balanced(const char* where) {
@@ -108,12 +63,7 @@ class EgressPortTest : public ::testing::Test {
     EXPECT_EQ(tx_pkts(), fake.sent.size()) << where;
   }
 
-  FakePort fake;
   PortLoad load;
-  std::unique_ptr<WorkerCounters> counters;
-  WorkerContext ctx;
-  std::unique_ptr<EgressPort> port;
-  unsigned avail_at_start = 0;
   uint64_t in = 0;
 };
 
