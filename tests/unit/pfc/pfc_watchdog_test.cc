@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "tests/support/seeded_rng.h"
+
 namespace rs {
 namespace {
 
@@ -16,21 +18,7 @@ using Event = PfcWatchdogQueue::Event;
 constexpr uint64_t kMs = 1'000'000;
 constexpr uint64_t kUs = 1'000;
 
-// Seeded xorshift: the same storms on every machine and standard library.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed ? seed : 1) {}
-  uint64_t next() {
-    s_ ^= s_ << 13;
-    s_ ^= s_ >> 7;
-    s_ ^= s_ << 17;
-    return s_;
-  }
-  uint64_t between(uint64_t lo, uint64_t hi) { return lo + next() % (hi - lo + 1); }
-
- private:
-  uint64_t s_;
-};
+using test::Rng;  // seeded: the same storms on every machine
 
 PfcwdConfig sonic_defaults() {
   PfcwdConfig c;

@@ -9,24 +9,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "tests/support/seeded_rng.h"
+
 namespace rs {
 namespace {
 
-// A seeded xorshift so the clock rhythm is the same on every machine and standard library.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed ? seed : 1) {}
-  uint64_t next() {
-    s_ ^= s_ << 13;
-    s_ ^= s_ >> 7;
-    s_ ^= s_ << 17;
-    return s_;
-  }
-  uint64_t between(uint64_t lo, uint64_t hi) { return lo + next() % (hi - lo + 1); }
-
- private:
-  uint64_t s_;
-};
+using test::Rng;  // seeded: the same clock rhythm on every machine
 
 struct ShapedRun {
   uint64_t packets = 0;
