@@ -197,18 +197,24 @@ class OutOfRangePolicy final : public RoutingPolicy {
   uint32_t select(const PacketMeta&, const NextHopGroup&, const PortLoad&, uint64_t) override { return 1'000'000; }
 };
 
+// A one-member group (port 1) whose policy is the last one in w.policy_ptrs (the test pushes
+// its OutOfRangePolicy there); returns the group id.
+uint32_t add_rogue_group(TestWorld& w) {
+  const uint32_t nh = w.fib->add_nexthop({1, mac("02:00:00:00:cc:01")});
+  NextHopGroup grp;
+  grp.name = "rogue";
+  grp.policy = static_cast<uint16_t>(w.policy_ptrs.size() - 1);
+  grp.members = {nh};
+  return w.fib->add_group(grp);
+}
+
 TEST(NexthopGroup, PolicyAnsweringOutOfRangeIsBadNextHop) {
   TestWorld w{4};
   OutOfRangePolicy rogue;
   w.policy_ptrs.push_back(&rogue);
   w.ctx.policies = w.policy_ptrs.data();  // the vector may have moved
   StageHarness<NexthopGroup> h{{}, &w};
-  const uint32_t nh = w.fib->add_nexthop({1, mac("02:00:00:00:cc:01")});
-  NextHopGroup grp;
-  grp.name = "rogue";
-  grp.policy = static_cast<uint16_t>(w.policy_ptrs.size() - 1);
-  grp.members = {nh};
-  const uint32_t g = w.fib->add_group(grp);
+  const uint32_t g = add_rogue_group(w);
   auto out = h.run_mbufs(for_group({flow(1)}, g));
   ASSERT_EQ(out.dropped(), 1u);
   EXPECT_EQ(meta(out[kNextDrop][0]).drop_reason, DropReason::BadNextHop);
@@ -225,12 +231,7 @@ TEST(NexthopGroup, GroupsWithDifferentPoliciesInOneBurst) {
   StageHarness<NexthopGroup> h{{}, &w};
   const uint32_t good = w.route("10.0.2.0/24", 3, "02:00:00:00:bb:03");
   EXPECT_GE(w.fib->uniform_policy(), 0) << "one group so far";
-  const uint32_t nh = w.fib->add_nexthop({1, mac("02:00:00:00:cc:01")});
-  NextHopGroup grp;
-  grp.name = "rogue";
-  grp.policy = static_cast<uint16_t>(w.policy_ptrs.size() - 1);
-  grp.members = {nh};
-  const uint32_t bad = w.fib->add_group(grp);
+  const uint32_t bad = add_rogue_group(w);
   EXPECT_EQ(w.fib->uniform_policy(), -1) << "groups now differ in policy";
   std::vector<rte_mbuf*> v;
   for (int i = 0; i < 6; ++i) {
