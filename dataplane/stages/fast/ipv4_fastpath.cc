@@ -29,9 +29,11 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   for (uint16_t i = 0; i < n && i < kFrameAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
   for (uint16_t base = 0; base < n; base += kChunk) {
     const uint16_t end = std::min<uint16_t>(n, base + kChunk);
-    for (uint16_t i = base + kMbufAhead; i < n && i < end + kMbufAhead; ++i) rte_prefetch0(in.pkts[i]);
-    for (uint16_t i = base + kFrameAhead; i < n && i < end + kFrameAhead; ++i)
-      rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+    // Whole chunks ahead: the bounds are the next chunks', clipped once to the burst.
+    const uint16_t mbuf_end = std::min<uint16_t>(n, end + kMbufAhead);
+    for (uint16_t i = base + kMbufAhead; i < mbuf_end; ++i) rte_prefetch0(in.pkts[i]);
+    const uint16_t frame_end = std::min<uint16_t>(n, end + kFrameAhead);
+    for (uint16_t i = base + kFrameAhead; i < frame_end; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
     rte_mbuf* ms[kChunk];
     PacketMeta* pm[kChunk];
     uint16_t at[kChunk];  // ms[k] is in.pkts[at[k]]
