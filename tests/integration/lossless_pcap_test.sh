@@ -63,7 +63,7 @@ check "some packets CE-marked, not all" json_true "$T/stats.json" "0 < j['ports'
 # --- PFC frames on p0's wire, decoded by tshark
 tshark -r "$T/out0.pcap" -T fields -E separator=, -e frame.len -e eth.dst -e eth.type -e macc.opcode \
   -e macc.cbfc.enbv -e macc.cbfc.pause_time.c3 >"$T/pfc.csv" 2>"$T/tshark.err" || true
-sed 's/^/    | tshark: /' "$T/pfc.csv" | head -n 6
+head -n 6 "$T/pfc.csv" | sed 's/^/    | tshark: /'  # head reads the file itself: no writer left to take SIGPIPE under pipefail
 PFC_LINES=$(wc -l <"$T/pfc.csv")
 check "tshark sees every PFC frame the switch counted" eq "PFC frames in out0.pcap" "$PFC_LINES" "$FRAMES"
 pfc_ok() {
