@@ -1,5 +1,5 @@
 // Per-packet metadata in the mbuf private area: written by the parser and the stages, read by
-// the traffic manager. Kept small so it shares the mbuf's second cache line.
+// the traffic manager. Kept within one cache line (the mbuf's third).
 #pragma once
 #include <rte_mbuf.h>
 
@@ -45,9 +45,11 @@ struct PacketMeta {
 };
 static_assert(sizeof(PacketMeta) <= 40, "PacketMeta must stay within the mbuf private area budget");
 
-// Rounded to the alignment rte_pktmbuf_pool_create demands for the private area.
-inline constexpr uint16_t kMbufPrivSize =
-    static_cast<uint16_t>((sizeof(PacketMeta) + RTE_MBUF_PRIV_ALIGN - 1) & ~(RTE_MBUF_PRIV_ALIGN - 1));
+// A whole cache line, not just the 8-byte alignment rte_pktmbuf_pool_create demands: the
+// packet data starts at mbuf + 128 + priv + headroom, and with a 40-byte area a 64-byte frame
+// straddled two cache lines (one more line for the PMD to copy into and for us to parse).
+// Faster in 5 of 5 alternating linerate runs (3-10 %).
+inline constexpr uint16_t kMbufPrivSize = static_cast<uint16_t>(RTE_CACHE_LINE_ROUNDUP(sizeof(PacketMeta)));
 
 inline PacketMeta& meta(rte_mbuf* m) { return *static_cast<PacketMeta*>(rte_mbuf_to_priv(m)); }
 
