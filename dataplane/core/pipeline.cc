@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cassert>
 #include <cstring>
 #include <map>
 #include <functional>
@@ -161,8 +162,10 @@ void Pipeline::run(Burst& in, WorkerContext& ctx) {
     if (n == 0) continue;
     node.calls.inc();
     node.packets.add(n);
+    ctx.single_next = WorkerContext::kNoSingleNext;
     node.stage->process(b, next, ctx);
-    if (one_edge(next, n)) {
+    assert(ctx.single_next == WorkerContext::kNoSingleNext || (one_edge(next, n) && next[0] == ctx.single_next));
+    if (ctx.single_next != WorkerContext::kNoSingleNext || one_edge(next, n)) {
       const uint8_t e0 = next[0];
       if (e0 == kNextConsumed) {
         b.clear();

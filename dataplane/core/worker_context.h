@@ -34,6 +34,10 @@ struct WorkerContext {
   Burst* handoff = nullptr;                     // per destination worker, flushed per burst
   FastRng rng;                                  // WRED/ECN draws; seeded per worker
   SharedBuffer* sb = nullptr;                   // set when some PG is lossless
+  // A stage that knows every packet of its burst takes one edge may say so here (VPP's
+  // enqueue-to-single-next), sparing the pipeline its scan of next[]. Reset before each call.
+  static constexpr uint8_t kNoSingleNext = 0xFD;  // below kNextConsumed, above any stage's edges
+  uint8_t single_next = kNoSingleNext;
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {
