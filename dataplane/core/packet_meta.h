@@ -52,5 +52,9 @@ static_assert(sizeof(PacketMeta) <= 40, "PacketMeta must stay within the mbuf pr
 inline constexpr uint16_t kMbufPrivSize = static_cast<uint16_t>(RTE_CACHE_LINE_ROUNDUP(sizeof(PacketMeta)));
 
 inline PacketMeta& meta(rte_mbuf* m) { return *static_cast<PacketMeta*>(rte_mbuf_to_priv(m)); }
+// The inverse of meta(): the private area follows the mbuf header (rte_mbuf_to_priv).
+inline rte_mbuf* mbuf_of(PacketMeta* pm) {
+  return reinterpret_cast<rte_mbuf*>(reinterpret_cast<uint8_t*>(pm) - sizeof(rte_mbuf));
+}
 
 }  // namespace rs

@@ -34,48 +34,48 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     for (uint16_t i = base + kMbufAhead; i < mbuf_end; ++i) rte_prefetch0(in.pkts[i]);
     const uint16_t frame_end = std::min<uint16_t>(n, end + kFrameAhead);
     for (uint16_t i = base + kFrameAhead; i < frame_end; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
-    rte_mbuf* ms[kChunk];
     PacketMeta* pm[kChunk];
-    uint16_t at[kChunk];  // ms[k] is in.pkts[at[k]]
     uint16_t k = 0;
     // Pass 1: parse, classify, route.
     for (uint16_t i = base; i < end; ++i) {
       rte_mbuf* m = in.pkts[i];
-      next[i] = Slow;
-      if (!parse::ipv4_udp_fast(m, seed_, parsed)) continue;
-      const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
       uint32_t group;
-      // The general path re-parses these and drops them with their reason (in_port is kept).
-      if (ip->time_to_live <= 1 || !fib.lookup4(ip->dst_addr, group)) [[unlikely]]
+      // The general path re-parses the others and drops them with their reason (in_port is
+      // kept). && keeps the frame unread past a failed check.
+      const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
+      const bool take =
+          parse::ipv4_udp_fast(m, seed_, parsed) && ip->time_to_live > 1 && fib.lookup4(ip->dst_addr, group);
+      next[i] = take ? kNextConsumed : uint8_t{Slow};
+      if (!take) [[unlikely]]
         continue;
       PacketMeta& p = meta(m);
       cnp += (map_.apply(p) & TcQueueMap::kCnpSteered) != 0;
       p.group = static_cast<uint16_t>(group);
-      next[i] = kNextConsumed;
-      ms[k] = m;
-      pm[k] = &p;
-      at[k++] = i;
+      pm[k++] = &p;
     }
     uint32_t nh[kChunk];
     select_nexthops(pm, k, ctx, nh);
     // Pass 2: next hop, rewrite, enqueue.
     for (uint16_t j = 0; j < k; ++j) {
+      rte_mbuf* m = mbuf_of(pm[j]);
       const uint16_t port = nexthop_port(fib, nh[j], ctx.num_ports);
       if (port == kInvalidPort) [[unlikely]] {
         pm[j]->drop_reason = DropReason::BadNextHop;
-        next[at[j]] = kNextDrop;
+        next[std::find(&in.pkts[base], &in.pkts[end], m) - in.pkts] = kNextDrop;
         ++bad;
         continue;
       }
       pm[j]->nexthop = nh[j];
       pm[j]->out_port = port;
-      uint8_t* frame = rte_pktmbuf_mtod(ms[j], uint8_t*);
+      uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
       rewrite_macs(frame, &nexthops[nh[j]].mac, &ctx.port_mac[port]);
       decrement_ttl_ipv4(frame + sizeof(rte_ether_hdr));
-      local += enqueue_one(ms[j], port, ctx);
+      local += enqueue_one(m, port, ctx);
     }
     fast += k;
   }
+  // Every packet queued or handed off: the pipeline need not scan next[].
+  if (fast == n && bad == 0) ctx.single_next = kNextConsumed;
   std::array<uint32_t, kCounters.size()> tally{};
   tally[Local] = local;
   tally[Handoff] = fast - bad - local;

@@ -11,7 +11,10 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include <cstddef>
+
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/core/types.h"
 
 namespace rs::parse {
 
@@ -55,18 +58,39 @@ inline bool ipv4_header_sum_ok(const rte_mbuf* m, const uint8_t* ip, uint32_t ih
   return sum % 0xFFFF == 0;
 }
 
-// What the fast path writes for every packet it takes, before the per-packet fields.
-constexpr PacketMeta fast_template() {
-  PacketMeta x{};
-  x.out_port = kInvalidPort;
-  x.l3_offset = sizeof(rte_ether_hdr);
-  x.l4_offset = sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr);
-  x.l3 = L3Type::Ipv4;
-  x.ip_proto = IPPROTO_UDP;
-  x.flags = meta_flag::kUdp;
-  return x;
+// The fast shape's metadata, stored as five little-endian words built in registers: the fields
+// are mostly constants and a few packed bytes, and byte-by-byte stores (or a template copied
+// and patched) cost three times the instructions. The layout is pinned here; the parser tests
+// compare every field with the general parser's.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+static_assert(offsetof(PacketMeta, in_port) == 0 && offsetof(PacketMeta, out_port) == 2 &&
+              offsetof(PacketMeta, l3_offset) == 4 && offsetof(PacketMeta, l4_offset) == 6 &&
+              offsetof(PacketMeta, flow_hash) == 8 && offsetof(PacketMeta, nexthop) == 12 &&
+              offsetof(PacketMeta, group) == 16 && offsetof(PacketMeta, l3) == 18 && offsetof(PacketMeta, flags) == 19 &&
+              offsetof(PacketMeta, pcp) == 20 && offsetof(PacketMeta, dscp) == 21 && offsetof(PacketMeta, ecn) == 22 &&
+              offsetof(PacketMeta, tc) == 23 && offsetof(PacketMeta, queue) == 24 &&
+              offsetof(PacketMeta, ip_proto) == 25 && offsetof(PacketMeta, bth_opcode) == 26 &&
+              offsetof(PacketMeta, drop_reason) == 27 && offsetof(PacketMeta, dest_qp) == 28 &&
+              offsetof(PacketMeta, psn) == 32 && sizeof(PacketMeta) == 36);
+static_assert(static_cast<uint8_t>(DropReason::None) == 0);
+[[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, uint16_t in_port, uint32_t flow_hash, uint8_t tos,
+                                                   uint8_t flags, uint8_t opcode, uint32_t dest_qp, uint32_t psn) {
+  constexpr uint64_t kW0 = uint64_t{kInvalidPort} << 16 | uint64_t{sizeof(rte_ether_hdr)} << 32 |
+                           uint64_t{sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr)} << 48;
+  const uint64_t w0 = kW0 | in_port;
+  const uint64_t w1 = flow_hash;  // nexthop 0
+  // group 0, l3, flags, pcp 0, dscp, ecn, tc 0
+  const uint64_t w2 = uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{flags} << 24 |
+                      uint64_t{static_cast<uint8_t>(tos >> 2)} << 40 | uint64_t{static_cast<uint8_t>(tos & 3)} << 48;
+  // queue 0, ip_proto, bth_opcode, drop_reason None, dest_qp
+  const uint64_t w3 = uint64_t{IPPROTO_UDP} << 8 | uint64_t{opcode} << 16 | uint64_t{dest_qp} << 32;
+  auto* b = reinterpret_cast<uint8_t*>(&pm);
+  __builtin_memcpy(b, &w0, 8);
+  __builtin_memcpy(b + 8, &w1, 8);
+  __builtin_memcpy(b + 16, &w2, 8);
+  __builtin_memcpy(b + 24, &w3, 8);
+  __builtin_memcpy(b + 32, &psn, 4);
 }
-inline constexpr PacketMeta kFastTemplate = fast_template();
 
 // Burst tallies kept in registers by the callers (every fast packet is IPv4 and UDP).
 struct FastTally {
@@ -104,25 +128,14 @@ struct FastTally {
   const uint32_t dest_qp = load_be32(p + kBth + 4) & 0xFFFFFF;
   const uint32_t psn = load_be32(p + kBth + 8) & 0xFFFFFF;
   PacketMeta& pm = meta(m);
-  const uint16_t in_port = pm.in_port;
-  // The constant part in a few wide copies from a template, then the per-packet fields. Not
-  // a PacketMeta built on the stack and copied whole: the copy's wide loads would wait on the
-  // byte stores that built it (no store-to-load forwarding from several narrower stores).
-  pm = kFastTemplate;
-  pm.in_port = in_port;
-  pm.dscp = tos >> 2;
-  pm.ecn = tos & 0x3;
-  pm.flow_hash = rte_hash_crc_1byte(IPPROTO_UDP, h);
+  const uint32_t flow_hash = rte_hash_crc_1byte(IPPROTO_UDP, h);
+  // Non-RoCE UDP keeps the BTH fields 0 (selects, not branches: RoCE and not mix in a burst).
+  const bool cnp = roce && opcode == kCnpOpcode;
+  const auto flags = static_cast<uint8_t>(meta_flag::kUdp | (roce ? meta_flag::kRoce : 0) | (cnp ? meta_flag::kCnp : 0));
+  store_fast_meta(pm, pm.in_port, flow_hash, tos, flags, roce ? opcode : 0, roce ? dest_qp : 0, roce ? psn : 0);
   ++t.ipv4;
-  if (roce) {
-    const bool cnp = opcode == kCnpOpcode;
-    pm.flags = static_cast<uint8_t>(meta_flag::kUdp | meta_flag::kRoce | (cnp ? meta_flag::kCnp : 0));
-    pm.bth_opcode = opcode;
-    pm.dest_qp = dest_qp;
-    pm.psn = psn;
-    ++t.roce;
-    t.cnp += cnp;
-  }
+  t.roce += roce;
+  t.cnp += cnp;
   return true;
 }
 
