@@ -218,14 +218,8 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     // queue served alone starts the next contended round with no carried deficit.
     const int q = __builtin_ctz(eligible);
     PacketFifo& f = q_[q];
-    while (n < kBurst && shaper_.can_send() && !f.empty()) {
-      rte_mbuf* m = f.pop();
-      const uint32_t len = m->pkt_len;
-      shaper_.consume(len);
-      bytes += len;
-      cells += sb_->charge(len);
-      out[n++] = m;
-    }
+    n = shaper_.spend([&](auto& more) { return f.pop_burst(out, kBurst, bytes, more); });
+    for (uint16_t i = 0; i < n; ++i) cells += sb_->charge(out[i]->pkt_len);
     deq_pkts[q] = n;
     deq_bytes[q] = static_cast<uint32_t>(bytes);
     if (cells_mask_ & (1u << q)) [[unlikely]]

@@ -41,6 +41,28 @@ class PacketFifo {
   void rewind_if_empty() {
     if (head_ == tail_) head_ = tail_ = 0;
   }
+  // Pops packets while fewer than `max` are out and `more(len)` of each popped packet says
+  // another may follow; returns how many, their bytes added to `bytes`. Head and slots stay in
+  // registers: pop() in a loop reloads them after every store the caller makes.
+  template <typename More>
+  [[gnu::always_inline]] uint16_t pop_burst(rte_mbuf** out, uint16_t max, uint64_t& bytes, More&& more) {
+    rte_mbuf** const slots = slots_;
+    const uint32_t mask = cap_ - 1, tail = tail_;
+    uint32_t head = head_;
+    uint64_t sum = 0;
+    uint16_t n = 0;
+    while (n < max && head != tail) {
+      rte_mbuf* m = slots[head++ & mask];
+      const uint32_t len = m->pkt_len;
+      sum += len;
+      out[n++] = m;
+      if (!more(len)) break;
+    }
+    head_ = head;
+    bytes_ -= sum;
+    bytes += sum;
+    return n;
+  }
   rte_mbuf* pop() {
     rte_mbuf* m = slots_[head_++ & (cap_ - 1)];
     bytes_ -= m->pkt_len;

@@ -49,6 +49,19 @@ class Shaper {
   // A frame may start while credit is positive; the debt it leaves keeps the long-run rate exact.
   bool can_send() const { return credit_ > 0; }
   void consume(uint32_t pkt_len) { credit_ -= static_cast<int64_t>(wire_bytes(pkt_len)) * kScale; }
+  // can_send() and consume() over a burst with the credit in a register: `send(more)` gets a
+  // callable that consumes one frame and says whether another may start.
+  template <typename Send>
+  [[gnu::always_inline]] auto spend(Send&& send) {
+    int64_t credit = credit_;
+    auto more = [&credit](uint32_t pkt_len) {
+      credit -= static_cast<int64_t>(wire_bytes(pkt_len)) * kScale;
+      return credit > 0;
+    };
+    const auto r = credit > 0 ? send(more) : decltype(send(more)){};
+    credit_ = credit;
+    return r;
+  }
 
  private:
   static constexpr int64_t kScale = 1'000'000'000;
