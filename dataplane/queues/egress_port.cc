@@ -111,8 +111,8 @@ void EgressPort::publish_counters() {
     if (!(dirty_ & (1u << q))) continue;
     const QueueStats& st = qs_[q];
     QueueCounters& c = qc_[q];
-    c.enq_packets.set(st.enq_packets);
-    c.enq_bytes.set(st.enq_bytes);
+    c.enq_packets.set(st.deq_packets + st.flushed_packets + q_[q].packets());
+    c.enq_bytes.set(st.deq_bytes + st.flushed_bytes + q_[q].bytes());
     c.deq_packets.set(st.deq_packets);
     c.deq_bytes.set(st.deq_bytes);
     c.peak_packets.set(st.peak_packets);
@@ -218,8 +218,13 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     // queue served alone starts the next contended round with no carried deficit.
     const int q = __builtin_ctz(eligible);
     PacketFifo& f = q_[q];
-    n = shaper_.spend([&](auto& more) { return f.pop_burst(out, kBurst, bytes, more); });
-    for (uint16_t i = 0; i < n; ++i) cells += sb_->charge(out[i]->pkt_len);
+    const SharedBuffer& sb = *sb_;
+    n = shaper_.spend([&](auto& more) {
+      return f.pop_burst(out, kBurst, bytes, [&](uint32_t len) {
+        cells += sb.charge(len);
+        return more(len);
+      });
+    });
     deq_pkts[q] = n;
     deq_bytes[q] = static_cast<uint32_t>(bytes);
     if (cells_mask_ & (1u << q)) [[unlikely]]
@@ -281,6 +286,8 @@ void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
   while (!q_[q].empty()) {
     qc_[q].drops[static_cast<std::size_t>(reason)].inc();
     rte_mbuf* m = q_[q].pop();
+    ++qs_[q].flushed_packets;
+    qs_[q].flushed_bytes += m->pkt_len;
     release(&m, 1);
     ctx.drop(m, reason, id_);
   }

@@ -118,8 +118,9 @@ class EgressPort {
   int pick(uint8_t nonempty);
   void enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx);
   // Queues an admitted packet and charges its cells. Only what must be per packet: the peak
-  // depth is taken where depth stops growing (note_peaks), and the port's total for the
-  // adaptive-routing view is summed when published.
+  // depth is taken where depth stops growing (note_peaks), the port's total for the
+  // adaptive-routing view is summed when published, and so are the enqueue counts (what left
+  // plus what is still queued: a queue only grows here).
   void admit(rte_mbuf* m, int q, uint32_t len, uint32_t cells) {
     const uint8_t qbit = static_cast<uint8_t>(1u << q);
     q_[q].push(m, len);
@@ -127,9 +128,6 @@ class EgressPort {
     dirty_ |= qbit;
     use_->used_bytes.add(cells);
     if (cells_mask_ & qbit) q_cells_[q] += cells;
-    QueueStats& st = qs_[q];
-    ++st.enq_packets;
-    st.enq_bytes += len;
   }
   // Depth only grows between dequeues: called before each dequeue and each publication.
   void note_peaks(uint8_t queues) {
@@ -175,8 +173,8 @@ class EgressPort {
   std::array<PacketFifo, 8> q_;  // by value: one indirection less per packet
   std::array<QueueCounters, 8> qc_;
   struct QueueStats {
-    uint64_t enq_packets = 0, enq_bytes = 0, deq_packets = 0, deq_bytes = 0, peak_packets = 0, peak_bytes = 0,
-             ecn_marked = 0;
+    uint64_t deq_packets = 0, deq_bytes = 0, peak_packets = 0, peak_bytes = 0, ecn_marked = 0;
+    uint64_t flushed_packets = 0, flushed_bytes = 0;  // left by drop_queue, not by the scheduler
   };
   std::array<QueueStats, 8> qs_{};  // owner-private; published by publish_counters()
   uint8_t dirty_ = 0;                 // queues changed since the last publication
