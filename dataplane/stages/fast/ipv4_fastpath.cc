@@ -29,11 +29,18 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   for (uint16_t i = 0; i < n && i < kFrameAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
   for (uint16_t base = 0; base < n; base += kChunk) {
     const uint16_t end = std::min<uint16_t>(n, base + kChunk);
-    // Whole chunks ahead: the bounds are the next chunks', clipped once to the burst.
-    const uint16_t mbuf_end = std::min<uint16_t>(n, end + kMbufAhead);
-    for (uint16_t i = base + kMbufAhead; i < mbuf_end; ++i) rte_prefetch0(in.pkts[i]);
-    const uint16_t frame_end = std::min<uint16_t>(n, end + kFrameAhead);
-    for (uint16_t i = base + kFrameAhead; i < frame_end; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+    // Whole chunks ahead. Inside the burst (most chunks) the loops have a constant count and
+    // unroll; near its end the bounds are clipped to the burst.
+    if (base + kChunk + kMbufAhead <= n) [[likely]] {
+      for (uint16_t i = base + kMbufAhead; i < base + kMbufAhead + kChunk; ++i) rte_prefetch0(in.pkts[i]);
+      for (uint16_t i = base + kFrameAhead; i < base + kFrameAhead + kChunk; ++i)
+        rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+    } else {
+      const uint16_t mbuf_end = std::min<uint16_t>(n, end + kMbufAhead);
+      for (uint16_t i = base + kMbufAhead; i < mbuf_end; ++i) rte_prefetch0(in.pkts[i]);
+      const uint16_t frame_end = std::min<uint16_t>(n, end + kFrameAhead);
+      for (uint16_t i = base + kFrameAhead; i < frame_end; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+    }
     PacketMeta* pm[kChunk];
     uint16_t k = 0;
     // Pass 1: parse, classify, route.
