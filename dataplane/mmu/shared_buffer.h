@@ -32,7 +32,9 @@ class SharedBuffer {
                uint64_t static_limits = 0, bool any_dynamic = false);
 
   // Bytes a packet really occupies: whole cells.
-  uint32_t charge(uint32_t len) const { return (len + cell_mask_) & ~cell_mask_; }
+  uint32_t charge(uint32_t len) const { return charge(len, cell_mask_); }
+  static uint32_t charge(uint32_t len, uint32_t cell_mask) { return (len + cell_mask) & ~cell_mask; }
+  uint32_t cell_mask() const { return cell_mask_; }
 
   const MmuConfig& config() const { return cfg_; }
   const PgSettings& pg(uint16_t port, uint8_t pg) const { return pg_[port][pg]; }

@@ -28,6 +28,7 @@ EgressPort::~EgressPort() = default;
 
 void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
   track_pg_ = sb_->any_lossless();
+  cell_mask_ = sb_->cell_mask();
   q_prio_.fill(-1);
   for (int q = 0; q < 8; ++q) {
     q_[q].reserve(cfg.limits[q].packets);

@@ -15,24 +15,25 @@ class PacketFifo {
   explicit PacketFifo(uint32_t max_packets) { reserve(max_packets); }
   // Sizes an empty FIFO (once, before use) for at least max_packets.
   void reserve(uint32_t max_packets) {
-    cap_ = 1;
-    while (cap_ < max_packets) cap_ <<= 1;
-    slots_ = static_cast<rte_mbuf**>(rte_zmalloc("pkt_fifo", sizeof(rte_mbuf*) * cap_, 64));
+    uint32_t cap = 1;
+    while (cap < max_packets) cap <<= 1;
+    mask_ = cap - 1;
+    slots_ = static_cast<rte_mbuf**>(rte_zmalloc("pkt_fifo", sizeof(rte_mbuf*) * cap, 64));
     if (!slots_) throw std::runtime_error("out of memory for a queue");
   }
   ~PacketFifo() { rte_free(slots_); }
   PacketFifo(const PacketFifo&) = delete;
   PacketFifo& operator=(const PacketFifo&) = delete;
 
-  bool full() const { return tail_ - head_ == cap_; }
+  bool full() const { return tail_ - head_ == mask_ + 1; }
   bool empty() const { return tail_ == head_; }
   uint32_t packets() const { return tail_ - head_; }
   uint64_t bytes() const { return bytes_; }
-  rte_mbuf* front() const { return slots_[head_ & (cap_ - 1)]; }
+  rte_mbuf* front() const { return slots_[head_ & mask_]; }
 
   void push(rte_mbuf* m) { push(m, m->pkt_len); }
   void push(rte_mbuf* m, uint32_t pkt_len) {  // pkt_len: the caller has it in a register
-    slots_[tail_++ & (cap_ - 1)] = m;
+    slots_[tail_++ & mask_] = m;
     bytes_ += pkt_len;
   }
   // An empty FIFO starts again at slot 0, so a queue that drains every loop (most do) keeps
@@ -47,7 +48,7 @@ class PacketFifo {
   template <typename More>
   [[gnu::always_inline]] uint16_t pop_burst(rte_mbuf** out, uint16_t max, uint64_t& bytes, More&& more) {
     rte_mbuf** const slots = slots_;
-    const uint32_t mask = cap_ - 1, tail = tail_;
+    const uint32_t mask = mask_, tail = tail_;
     uint32_t head = head_;
     uint64_t sum = 0;
     uint16_t n = 0;
@@ -64,14 +65,14 @@ class PacketFifo {
     return n;
   }
   rte_mbuf* pop() {
-    rte_mbuf* m = slots_[head_++ & (cap_ - 1)];
+    rte_mbuf* m = slots_[head_++ & mask_];
     bytes_ -= m->pkt_len;
     return m;
   }
 
  private:
   rte_mbuf** slots_ = nullptr;
-  uint32_t cap_ = 0;
+  uint32_t mask_ = 0;  // capacity - 1 (a power of two)
   uint32_t head_ = 0;
   uint32_t tail_ = 0;
   uint64_t bytes_ = 0;

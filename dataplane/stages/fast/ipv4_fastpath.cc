@@ -17,6 +17,7 @@ Ipv4Fastpath::Ipv4Fastpath(const StageEnv& env)
 void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const Fib& fib = *ctx.fib;
   const NextHop* nexthops = fib.nexthop_table();
+  const std::size_t num_nexthops = fib.num_nexthops();  // loaded once, not after every store
   const uint16_t n = in.n;
   uint32_t fast = 0, cnp = 0, local = 0, bad = 0;
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
@@ -65,7 +66,7 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     // Pass 2: next hop, rewrite, enqueue.
     for (uint16_t j = 0; j < k; ++j) {
       rte_mbuf* m = mbuf_of(pm[j]);
-      const uint16_t port = nexthop_port(fib, nh[j], ctx.num_ports);
+      const uint16_t port = nexthop_port(nexthops, num_nexthops, nh[j], ctx.num_ports);
       if (port == kInvalidPort) [[unlikely]] {
         pm[j]->drop_reason = DropReason::BadNextHop;
         next[std::find(&in.pkts[base], &in.pkts[end], m) - in.pkts] = kNextDrop;

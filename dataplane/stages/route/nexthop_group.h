@@ -24,9 +24,12 @@ inline void select_nexthops(PacketMeta* const* pm, uint16_t n, WorkerContext& ct
 
 // The egress port of a policy's answer, or kInvalidPort. A policy is student code: never
 // trust its answer with an out-of-range port.
-inline uint16_t nexthop_port(const Fib& fib, uint32_t nh, uint16_t num_ports) {
-  const uint16_t port = nh < fib.num_nexthops() ? fib.nexthop(nh).port : kInvalidPort;
+inline uint16_t nexthop_port(const NextHop* table, std::size_t count, uint32_t nh, uint16_t num_ports) {
+  const uint16_t port = nh < count ? table[nh].port : kInvalidPort;
   return port < num_ports ? port : kInvalidPort;
+}
+inline uint16_t nexthop_port(const Fib& fib, uint32_t nh, uint16_t num_ports) {
+  return nexthop_port(fib.nexthop_table(), fib.num_nexthops(), nh, num_ports);
 }
 
 class NexthopGroup final : public StageBase<NexthopGroup> {
