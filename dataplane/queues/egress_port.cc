@@ -32,6 +32,7 @@ void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
   q_prio_.fill(-1);
   for (int q = 0; q < 8; ++q) {
     q_[q].reserve(cfg.limits[q].packets);
+    q_[q].set_limits(cfg.limits[q].packets, cfg.limits[q].bytes);
     if (cfg.sched[q] == QueueSched::Strict) strict_mask_ |= static_cast<uint8_t>(1u << q);
     dwrr_.set_weight(q, cfg.weights[q]);
     if (lcfg_.wred[q].enabled) wred_mask_ |= static_cast<uint8_t>(1u << q);
@@ -107,9 +108,12 @@ int EgressPort::pick(uint8_t nonempty) {
 }
 
 void EgressPort::publish_counters() {
-  note_peaks(dirty_);
-  for (int q = 0; q < 8; ++q) {
-    if (!(dirty_ & (1u << q))) continue;
+  // Arrivals do not mark a queue dirty (one store less per packet): a queue holding packets
+  // may have had some, so it is published too.
+  const uint8_t changed = dirty_ | nonempty_mask_;
+  note_peaks(changed);
+  for (uint8_t bits = changed; bits; bits &= static_cast<uint8_t>(bits - 1)) {
+    const int q = __builtin_ctz(bits);
     const QueueStats& st = qs_[q];
     QueueCounters& c = qc_[q];
     c.enq_packets.set(st.deq_packets + st.flushed_packets + q_[q].packets());
@@ -204,7 +208,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   // An idle (or paused) port still stamps the shaper, so the next backlog starts fresh.
   shaper_.refill(ctx.now_ns, eligible != 0);
   if (!eligible) {
-    if (dirty_) publish_counters();
+    if (dirty_ | nonempty_mask_) publish_counters();
     return 0;
   }
   note_peaks(eligible);
@@ -219,13 +223,24 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     // queue served alone starts the next contended round with no carried deficit.
     const int q = __builtin_ctz(eligible);
     PacketFifo& f = q_[q];
-    const SharedBuffer& sb = *sb_;
-    n = shaper_.spend([&](auto& more) {
-      return f.pop_burst(out, kBurst, bytes, [&](uint32_t len) {
-        cells += sb.charge(len);
-        return more(len);
+    const uint32_t cell_mask = cell_mask_;
+    if (shaper_.covers(f.bytes(), f.packets())) {
+      // The link can take the whole queue (a fast port): no credit check per frame.
+      uint64_t wire = 0;
+      n = f.pop_burst(out, kBurst, bytes, [&](uint32_t len) {
+        cells += SharedBuffer::charge(len, cell_mask);
+        wire += wire_bytes(len);
+        return true;
       });
-    });
+      shaper_.consume_wire(wire);
+    } else {
+      n = shaper_.spend([&](auto& more) {
+        return f.pop_burst(out, kBurst, bytes, [&](uint32_t len) {
+          cells += SharedBuffer::charge(len, cell_mask);
+          return more(len);
+        });
+      });
+    }
     deq_pkts[q] = n;
     deq_bytes[q] = static_cast<uint32_t>(bytes);
     if (cells_mask_ & (1u << q)) [[unlikely]]
@@ -259,7 +274,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     }
   }
   if (n == 0) {
-    if (dirty_) publish_counters();
+    if (dirty_ | nonempty_mask_) publish_counters();
     return 0;
   }
   // The pool gets the cells back; PGs (lossless accounting) need each packet's ingress PG.

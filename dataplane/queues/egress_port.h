@@ -72,10 +72,8 @@ class EgressPort {
     }
     PacketFifo& f = q_[q];
     const uint32_t len = m->pkt_len;
-    DropReason r = DropReason::None;
-    if (f.packets() >= cfg_.limits[q].packets) r = DropReason::TailDropPackets;
-    else if (f.bytes() + len > cfg_.limits[q].bytes) r = DropReason::TailDropBytes;
-    if (r != DropReason::None) [[unlikely]] {
+    if (!f.fits(len)) [[unlikely]] {
+      const DropReason r = f.packets() >= f.limit_packets() ? DropReason::TailDropPackets : DropReason::TailDropBytes;
       qc_[q].drops[static_cast<std::size_t>(r)].inc();
       ctx.drop(m, r, id_);
       return;
@@ -124,8 +122,7 @@ class EgressPort {
   void admit(rte_mbuf* m, int q, uint32_t len, uint32_t cells) {
     const uint8_t qbit = static_cast<uint8_t>(1u << q);
     q_[q].push(m, len);
-    nonempty_mask_ |= qbit;
-    dirty_ |= qbit;
+    nonempty_mask_ |= qbit;  // and so published (publish_counters)
     use_->used_bytes.add(cells);
     if (cells_mask_ & qbit) q_cells_[q] += cells;
   }
@@ -178,7 +175,7 @@ class EgressPort {
     uint64_t flushed_packets = 0, flushed_bytes = 0;  // left by drop_queue, not by the scheduler
   };
   std::array<QueueStats, 8> qs_{};  // owner-private; published by publish_counters()
-  uint8_t dirty_ = 0;                 // queues changed since the last publication
+  uint8_t dirty_ = 0;  // queues emptied or counted since the last publication (nonempty ones always are)
   uint8_t strict_mask_ = 0;
   uint8_t paused_mask_ = 0;    // PFC pause lands here (a paused queue is ineligible)
   uint8_t nonempty_mask_ = 0;  // kept per push/pop so the scheduler never scans 8 queues

@@ -25,6 +25,15 @@ class PacketFifo {
   PacketFifo(const PacketFifo&) = delete;
   PacketFifo& operator=(const PacketFifo&) = delete;
 
+  // The queue's configured limits, kept beside the indices enqueue checks them against.
+  void set_limits(uint32_t packets, uint64_t bytes) {
+    limit_packets_ = packets;
+    limit_bytes_ = bytes;
+  }
+  uint32_t limit_packets() const { return limit_packets_; }
+  uint64_t limit_bytes() const { return limit_bytes_; }
+  // A packet of `len` bytes stays within both limits.
+  bool fits(uint32_t len) const { return tail_ - head_ < limit_packets_ && bytes_ + len <= limit_bytes_; }
   bool full() const { return tail_ - head_ == mask_ + 1; }
   bool empty() const { return tail_ == head_; }
   uint32_t packets() const { return tail_ - head_; }
@@ -76,6 +85,8 @@ class PacketFifo {
   uint32_t head_ = 0;
   uint32_t tail_ = 0;
   uint64_t bytes_ = 0;
+  uint32_t limit_packets_ = UINT32_MAX;
+  uint64_t limit_bytes_ = UINT64_MAX;
 };
 
 }  // namespace rs

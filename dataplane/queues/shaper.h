@@ -49,6 +49,13 @@ class Shaper {
   // A frame may start while credit is positive; the debt it leaves keeps the long-run rate exact.
   bool can_send() const { return credit_ > 0; }
   void consume(uint32_t pkt_len) { credit_ -= static_cast<int64_t>(wire_bytes(pkt_len)) * kScale; }
+  // Whether frames of `bytes` in all, `frames` of them, may all start now: a frame of n bytes
+  // costs at most n + 84 on the wire (minimum frame, FCS, preamble, gap). Then a burst loop
+  // can sum their wire bytes and consume() the total, without a check per frame.
+  bool covers(uint64_t bytes, uint64_t frames) const {
+    return credit_ > 0 && static_cast<uint64_t>(credit_) / kScale > bytes + frames * (kEthMinFrame + kEthPreambleIfg);
+  }
+  void consume_wire(uint64_t wire) { credit_ -= static_cast<int64_t>(wire) * kScale; }
   // can_send() and consume() over a burst with the credit in a register: `send(more)` gets a
   // callable that consumes one frame and says whether another may start.
   template <typename Send>
