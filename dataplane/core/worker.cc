@@ -49,6 +49,7 @@ void Worker::poll(uint64_t now_ns) {
       b.n = n;
       counters.rx_bursts.inc();
       uint64_t bytes = 0;
+#pragma GCC unroll 4
       for (uint16_t i = 0; i < n; ++i) {
         meta(b.pkts[i]).in_port = port->id;
         bytes += b.pkts[i]->pkt_len;

@@ -108,6 +108,7 @@ int EgressPort::pick(uint8_t nonempty) {
 }
 
 void EgressPort::publish_counters() {
+  settle_cells();
   // Arrivals do not mark a queue dirty (one store less per packet): a queue holding packets
   // may have had some, so it is published too.
   const uint8_t changed = dirty_ | nonempty_mask_;
@@ -142,6 +143,7 @@ void EgressPort::release_pgs(rte_mbuf* const* pkts, uint16_t n) {
 }
 
 void EgressPort::release(rte_mbuf* const* pkts, uint16_t n) {
+  settle_cells();
   uint64_t total = 0;
   for (uint16_t i = 0; i < n; ++i) total += sb_->charge(pkts[i]->pkt_len);
   use_->used_bytes.sub(total);
@@ -200,6 +202,7 @@ void EgressPort::on_pause_frame(const PauseFrame& f, uint64_t now) {
 }
 
 uint16_t EgressPort::transmit(WorkerContext& ctx) {
+  settle_cells();
   if (paused_mask_) [[unlikely]]
     expire_pauses(ctx.now_ns);
   // This port's own ingress PGs: refresh or release PAUSE as their levels move.

@@ -78,7 +78,12 @@ class EgressPort {
       ctx.drop(m, r, id_);
       return;
     }
-    admit(m, q, len, SharedBuffer::charge(len, cell_mask_));
+    // admit() without what this mode cannot need: no queue counts cells (cells_mask_ puts a
+    // port in full admission), and the pool cannot fill, so its usage only feeds reports: the
+    // cells are summed here and handed to the pool once per transmit (settle_cells).
+    f.push(m, len);
+    nonempty_mask_ |= static_cast<uint8_t>(1u << q);
+    pending_cells_ += SharedBuffer::charge(len, cell_mask_);
   }
   // Copies the owner's figures of changed queues into the counters readers see. The owner
   // calls it at the end of every transmit(), so readers are at most one worker loop behind.
@@ -135,7 +140,15 @@ class EgressPort {
       st.peak_bytes = std::max(st.peak_bytes, q_[q].bytes());
     }
   }
+  // Cells enqueued in the lossy mode go to the pool's usage before anything reads or lowers it.
+  void settle_cells() {
+    if (pending_cells_) {
+      use_->used_bytes.add(pending_cells_);
+      pending_cells_ = 0;
+    }
+  }
   void update_admission() {
+    settle_cells();
     full_admission_ = track_pg_ || wred_mask_ || cells_mask_ || wd_drop_mask_ || sb_->pool_can_fill();
   }
   // Lossy admission by the queue's own limit: bytes for a static limit; for SONiC's dynamic
@@ -163,6 +176,7 @@ class EgressPort {
   std::unique_ptr<SharedBuffer> own_sb_;  // only without a switch
   SharedBuffer* sb_ = nullptr;
   SharedBuffer::WorkerUsage* use_ = nullptr;
+  uint64_t pending_cells_ = 0;  // see settle_cells()
   uint32_t cell_mask_ = 0;  // sb_'s, beside the fields enqueue() reads (one load less per packet)
   bool track_pg_ = false;  // any lossless PG in the switch: account per (ingress port, PG)
   bool full_admission_ = true;
