@@ -229,13 +229,12 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     const uint32_t cell_mask = cell_mask_;
     if (shaper_.covers(f.bytes(), f.packets())) {
       // The link can take the whole queue (a fast port): no credit check per frame.
-      uint64_t wire = 0;
-      n = f.pop_burst(out, kBurst, bytes, [&](uint32_t len) {
+      uint64_t frames = 0;  // bytes of each frame padded to the minimum frame
+      n = f.pop_upto(out, kBurst, bytes, [&](uint32_t len) {
         cells += SharedBuffer::charge(len, cell_mask);
-        wire += wire_bytes(len);
-        return true;
+        frames += std::max(len, kEthMinFrame - kEthFcs);
       });
-      shaper_.consume_wire(wire);
+      shaper_.consume_wire(frames + uint64_t{n} * (kEthFcs + kEthPreambleIfg));  // sum of wire_bytes()
     } else {
       n = shaper_.spend([&](auto& more) {
         return f.pop_burst(out, kBurst, bytes, [&](uint32_t len) {

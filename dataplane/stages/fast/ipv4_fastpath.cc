@@ -33,9 +33,10 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     // Whole chunks ahead. Inside the burst (most chunks) the loops have a constant count and
     // unroll; near its end the bounds are clipped to the burst.
     if (base + kChunk + kMbufAhead <= n) [[likely]] {
-      for (uint16_t i = base + kMbufAhead; i < base + kMbufAhead + kChunk; ++i) rte_prefetch0(in.pkts[i]);
-      for (uint16_t i = base + kFrameAhead; i < base + kFrameAhead + kChunk; ++i)
-        rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+#pragma GCC unroll 8
+      for (uint16_t k = 0; k < kChunk; ++k) rte_prefetch0(in.pkts[base + kMbufAhead + k]);
+#pragma GCC unroll 8
+      for (uint16_t k = 0; k < kChunk; ++k) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[base + kFrameAhead + k], void*));
     } else {
       const uint16_t mbuf_end = std::min<uint16_t>(n, end + kMbufAhead);
       for (uint16_t i = base + kMbufAhead; i < mbuf_end; ++i) rte_prefetch0(in.pkts[i]);
