@@ -48,12 +48,20 @@ class Fib {
 
   // Fast-path side.
   // Inline: called once per packet.
-  bool lookup4(uint32_t dst_be, uint32_t& group) const {
-    if (v4_ && rte_lpm_lookup(v4_, rte_be_to_cpu_32(dst_be), &group) == 0) return true;
-    if (default_v4_ < 0) return false;
-    group = static_cast<uint32_t>(default_v4_);
-    return true;
-  }
+  bool lookup4(uint32_t dst_be, uint32_t& group) const { return v4_view().lookup(dst_be, group); }
+  // lookup4() over values copied out of the Fib: a burst loop keeps them in registers instead
+  // of reloading them after every byte store it makes (a byte store may alias the Fib).
+  struct V4View {
+    rte_lpm* lpm;
+    int64_t default_group;
+    bool lookup(uint32_t dst_be, uint32_t& group) const {
+      if (lpm && rte_lpm_lookup(lpm, rte_be_to_cpu_32(dst_be), &group) == 0) return true;
+      if (default_group < 0) return false;
+      group = static_cast<uint32_t>(default_group);
+      return true;
+    }
+  };
+  V4View v4_view() const { return {v4_, default_v4_}; }
   bool lookup6(const uint8_t dst[16], uint32_t& group) const {
     if (v6_ && rte_lpm6_lookup(v6_, dst, &group) == 0) return true;
     if (default_v6_ < 0) return false;

@@ -17,7 +17,10 @@ Ipv4Fastpath::Ipv4Fastpath(const StageEnv& env)
 void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const Fib& fib = *ctx.fib;
   const NextHop* nexthops = fib.nexthop_table();
-  const std::size_t num_nexthops = fib.num_nexthops();  // loaded once, not after every store
+  // Loaded once, not after every byte store to a frame or to next[] (which may alias them).
+  const std::size_t num_nexthops = fib.num_nexthops();
+  const Fib::V4View v4 = fib.v4_view();
+  const uint32_t seed = seed_;
   const uint16_t n = in.n;
   uint32_t fast = 0, cnp = 0, local = 0, bad = 0;
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
@@ -53,7 +56,7 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       // kept). && keeps the frame unread past a failed check.
       const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
       const bool take =
-          parse::ipv4_udp_fast(m, seed_, parsed) && ip->time_to_live > 1 && fib.lookup4(ip->dst_addr, group);
+          parse::ipv4_udp_fast(m, seed, parsed) && ip->time_to_live > 1 && v4.lookup(ip->dst_addr, group);
       next[i] = take ? kNextConsumed : uint8_t{Slow};
       if (!take) [[unlikely]]
         continue;
