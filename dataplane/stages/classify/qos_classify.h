@@ -15,26 +15,34 @@ class TcQueueMap {
  public:
   explicit TcQueueMap(const QosMaps& maps);
 
-  // What apply() reports, for the callers' tallies.
-  static constexpr unsigned kByPcp = 1, kCnpSteered = 2;
-  [[gnu::always_inline]] unsigned apply(PacketMeta& pm) const {
-    // PCP trust only applies to tagged frames; untagged ones fall back to DSCP.
-    const bool by_pcp = (pm.flags & pcp_flag_) != 0;
-    const TcQueue tq = by_pcp ? pcp_pair_[pm.pcp] : dscp_pair_[pm.dscp];
-    __builtin_memcpy(&pm.tc, &tq, sizeof(tq));
-    // CNPs carry the congestion signal back to the sender: they skip the data queues (whose
-    // depth is the congestion being reported) for a strict queue, whatever their DSCP says.
-    if ((pm.flags & meta_flag::kCnp) && maps_.cnp_queue >= 0) [[unlikely]] {
-      pm.queue = static_cast<uint8_t>(maps_.cnp_queue);
-      return (by_pcp ? kByPcp : 0) | kCnpSteered;
-    }
-    return by_pcp ? kByPcp : 0;
-  }
-
- private:
   struct TcQueue {
     uint8_t tc, queue;
   };
+  // What apply() reports, for the callers' tallies.
+  static constexpr unsigned kByPcp = 1, kCnpSteered = 2;
+  // The traffic class and queue of a packet with these metadata fields; `report` gets apply()'s
+  // bits. For a caller that has the fields in registers before it writes any metadata.
+  [[gnu::always_inline]] TcQueue classify(uint8_t flags, uint8_t pcp, uint8_t dscp, unsigned& report) const {
+    // PCP trust only applies to tagged frames; untagged ones fall back to DSCP.
+    const bool by_pcp = (flags & pcp_flag_) != 0;
+    TcQueue tq = by_pcp ? pcp_pair_[pcp] : dscp_pair_[dscp];  // the parser keeps pcp < 8, dscp < 64
+    report = by_pcp ? kByPcp : 0;
+    // CNPs carry the congestion signal back to the sender: they skip the data queues (whose
+    // depth is the congestion being reported) for a strict queue, whatever their DSCP says.
+    if ((flags & meta_flag::kCnp) && maps_.cnp_queue >= 0) [[unlikely]] {
+      tq.queue = static_cast<uint8_t>(maps_.cnp_queue);
+      report |= kCnpSteered;
+    }
+    return tq;
+  }
+  [[gnu::always_inline]] unsigned apply(PacketMeta& pm) const {
+    unsigned report;
+    const TcQueue tq = classify(pm.flags, pm.pcp, pm.dscp, report);
+    __builtin_memcpy(&pm.tc, &tq, sizeof(tq));
+    return report;
+  }
+
+ private:
   // tc and queue are adjacent in PacketMeta: one pair is one 16-bit store.
   static_assert(offsetof(PacketMeta, queue) == offsetof(PacketMeta, tc) + 1);
   TcQueue pair_of(uint8_t tc) const;

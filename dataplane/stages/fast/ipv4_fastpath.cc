@@ -51,18 +51,20 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     // Pass 1: parse, classify, route.
     for (uint16_t i = base; i < end; ++i) {
       rte_mbuf* m = in.pkts[i];
+      parse::FastFields f;
       uint32_t group;
       // The general path re-parses the others and drops them with their reason (in_port is
-      // kept). && keeps the frame unread past a failed check.
-      const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
-      const bool take =
-          parse::ipv4_udp_fast(m, seed, parsed) && ip->time_to_live > 1 && v4.lookup(ip->dst_addr, group);
+      // kept: nothing is written to a packet that is not taken).
+      const bool take = parse::ipv4_udp_fast_fields(m, seed, f, parsed) && f.ttl > 1 && v4.lookup(f.dst_be, group);
       next[i] = take ? kNextConsumed : uint8_t{Slow};
       if (!take) [[unlikely]]
         continue;
+      // Parse, classify and route results in one store of the metadata.
+      unsigned report;
+      const TcQueueMap::TcQueue tq = map_.classify(f.flags, 0, f.tos >> 2, report);
+      cnp += (report & TcQueueMap::kCnpSteered) != 0;
       PacketMeta& p = meta(m);
-      cnp += (map_.apply(p) & TcQueueMap::kCnpSteered) != 0;
-      p.group = static_cast<uint16_t>(group);
+      parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
       pm[k++] = &p;
     }
     uint32_t nh[kChunk];

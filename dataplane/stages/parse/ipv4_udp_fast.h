@@ -91,17 +91,21 @@ static_assert(offsetof(PacketMeta, in_port) == 0 && offsetof(PacketMeta, out_por
               offsetof(PacketMeta, drop_reason) == 27 && offsetof(PacketMeta, dest_qp) == 28 &&
               offsetof(PacketMeta, psn) == 32 && sizeof(PacketMeta) == 36);
 static_assert(static_cast<uint8_t>(DropReason::None) == 0);
+// group, tc and queue are what the route lookup and classification give later in the general
+// path (0 until then); the fast path has them before it stores anything.
 [[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, uint16_t in_port, uint32_t flow_hash, uint8_t tos,
-                                                   uint8_t flags, uint8_t opcode, uint32_t dest_qp, uint32_t psn) {
+                                                   uint8_t flags, uint8_t opcode, uint32_t dest_qp, uint32_t psn,
+                                                   uint16_t group = 0, uint8_t tc = 0, uint8_t queue = 0) {
   constexpr uint64_t kW0 = uint64_t{kInvalidPort} << 16 | uint64_t{sizeof(rte_ether_hdr)} << 32 |
                            uint64_t{sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr)} << 48;
   const uint64_t w0 = kW0 | in_port;
   const uint64_t w1 = flow_hash;  // nexthop 0
-  // group 0, l3, flags, pcp 0, dscp, ecn, tc 0
-  const uint64_t w2 = uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{flags} << 24 |
-                      uint64_t{static_cast<uint8_t>(tos >> 2)} << 40 | uint64_t{static_cast<uint8_t>(tos & 3)} << 48;
-  // queue 0, ip_proto, bth_opcode, drop_reason None, dest_qp
-  const uint64_t w3 = uint64_t{IPPROTO_UDP} << 8 | uint64_t{opcode} << 16 | uint64_t{dest_qp} << 32;
+  // group, l3, flags, pcp 0, dscp, ecn, tc
+  const uint64_t w2 = uint64_t{group} | uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{flags} << 24 |
+                      uint64_t{static_cast<uint8_t>(tos >> 2)} << 40 | uint64_t{static_cast<uint8_t>(tos & 3)} << 48 |
+                      uint64_t{tc} << 56;
+  // queue, ip_proto, bth_opcode, drop_reason None, dest_qp
+  const uint64_t w3 = uint64_t{queue} | uint64_t{IPPROTO_UDP} << 8 | uint64_t{opcode} << 16 | uint64_t{dest_qp} << 32;
   auto* b = reinterpret_cast<uint8_t*>(&pm);
   __builtin_memcpy(b, &w0, 8);
   __builtin_memcpy(b + 8, &w1, 8);
@@ -115,11 +119,16 @@ struct FastTally {
   uint32_t ipv4 = 0, roce = 0, cnp = 0;
 };
 
-// Fills the metadata (keeping in_port) and returns true when the frame has the fast shape.
-// Always inline into the caller's burst loop with the tallies in registers: every byte is
-// read before any metadata is written, so the compiler need not reload the frame after a byte
-// store to meta.
-[[gnu::always_inline]] inline bool ipv4_udp_fast(rte_mbuf* m, uint32_t seed, FastTally& t) {
+// What the fast shape's metadata is made of, read from the frame in one go.
+struct FastFields {
+  uint32_t flow_hash, dest_qp, psn;  // dest_qp, psn and opcode are 0 unless RoCE
+  uint32_t dst_be;                   // destination address as it sits in the frame
+  uint8_t tos, flags, opcode, ttl;
+};
+
+// Returns true and fills `f` when the frame has the fast shape; touches no metadata. Always
+// inline into the caller's burst loop with the tallies in registers.
+[[gnu::always_inline]] inline bool ipv4_udp_fast_fields(const rte_mbuf* m, uint32_t seed, FastFields& f, FastTally& t) {
   const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
   constexpr uint32_t kL3 = sizeof(rte_ether_hdr), kL4 = kL3 + sizeof(rte_ipv4_hdr), kBth = kL4 + sizeof(rte_udp_hdr);
   if (m->data_len < kBth + kBthLen) return false;
@@ -137,23 +146,36 @@ struct FastTally {
   const bool roce = (ports >> 16) == RTE_BE16(kRoceUdpPort);
   if (roce && ulen < sizeof(rte_udp_hdr) + kBthLen + kIcrcLen) return false;
   if (!ipv4_header_sum_ok(m, p + kL3, 20)) return false;
-  // Every byte the metadata needs, read before the first store to it.
-  const uint8_t tos = p[kL3 + 1];
+  f.tos = p[kL3 + 1];
+  f.ttl = static_cast<uint8_t>(w_frag >> 16);
+  f.dst_be = load_le32(p + kL3 + 16);
   uint32_t h = flow_crc32c_u32(load_le32(p + kL3 + 12), seed);
-  h = flow_crc32c_u32(load_le32(p + kL3 + 16), h);
+  h = flow_crc32c_u32(f.dst_be, h);
   h = flow_crc32c_u32(ports, h);
+  f.flow_hash = flow_crc32c_u8(IPPROTO_UDP, h);
   const uint8_t opcode = p[kBth];
-  const uint32_t dest_qp = load_be32(p + kBth + 4) & 0xFFFFFF;
-  const uint32_t psn = load_be32(p + kBth + 8) & 0xFFFFFF;
-  PacketMeta& pm = meta(m);
-  const uint32_t flow_hash = flow_crc32c_u8(IPPROTO_UDP, h);
   // Non-RoCE UDP keeps the BTH fields 0 (selects, not branches: RoCE and not mix in a burst).
   const bool cnp = roce && opcode == kCnpOpcode;
-  const auto flags = static_cast<uint8_t>(meta_flag::kUdp | (roce ? meta_flag::kRoce : 0) | (cnp ? meta_flag::kCnp : 0));
-  store_fast_meta(pm, pm.in_port, flow_hash, tos, flags, roce ? opcode : 0, roce ? dest_qp : 0, roce ? psn : 0);
+  f.flags = static_cast<uint8_t>(meta_flag::kUdp | (roce ? meta_flag::kRoce : 0) | (cnp ? meta_flag::kCnp : 0));
+  f.opcode = roce ? opcode : 0;
+  f.dest_qp = roce ? load_be32(p + kBth + 4) & 0xFFFFFF : 0;
+  f.psn = roce ? load_be32(p + kBth + 8) & 0xFFFFFF : 0;
   ++t.ipv4;
   t.roce += roce;
   t.cnp += cnp;
+  return true;
+}
+
+[[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, const FastFields& f, uint16_t group = 0,
+                                                   uint8_t tc = 0, uint8_t queue = 0) {
+  store_fast_meta(pm, pm.in_port, f.flow_hash, f.tos, f.flags, f.opcode, f.dest_qp, f.psn, group, tc, queue);
+}
+
+// Fills the metadata (keeping in_port) and returns true when the frame has the fast shape.
+[[gnu::always_inline]] inline bool ipv4_udp_fast(rte_mbuf* m, uint32_t seed, FastTally& t) {
+  FastFields f;
+  if (!ipv4_udp_fast_fields(m, seed, f, t)) return false;
+  store_fast_meta(meta(m), f);
   return true;
 }
 
