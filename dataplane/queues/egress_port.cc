@@ -216,8 +216,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   }
   note_peaks(eligible);
   rte_mbuf* out[kBurst];
-  uint32_t deq_bytes[8] = {};
-  uint16_t deq_pkts[8] = {};
+  uint8_t served = 0;  // queues dequeued from
   uint16_t n = 0;
   uint64_t bytes = 0;
   uint64_t cells = 0;
@@ -243,8 +242,9 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
         });
       });
     }
-    deq_pkts[q] = n;
-    deq_bytes[q] = static_cast<uint32_t>(bytes);
+    qs_[q].deq_packets += n;
+    qs_[q].deq_bytes += bytes;
+    served = static_cast<uint8_t>(1u << q);
     if (cells_mask_ & (1u << q)) [[unlikely]]
       q_cells_[q] -= cells;
     if (f.empty()) {
@@ -269,8 +269,9 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
       cells += c;
       if (cells_mask_ & (1u << q)) [[unlikely]]
         q_cells_[q] -= c;
-      ++deq_pkts[q];
-      deq_bytes[q] += len;
+      ++qs_[q].deq_packets;
+      qs_[q].deq_bytes += len;
+      served |= static_cast<uint8_t>(1u << q);
       bytes += len;
       out[n++] = m;
     }
@@ -282,12 +283,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   // The pool gets the cells back; PGs (lossless accounting) need each packet's ingress PG.
   use_->used_bytes.sub(cells);
   if (track_pg_) release_pgs(out, n);
-  for (int q = 0; q < 8; ++q)
-    if (deq_pkts[q]) {
-      qs_[q].deq_packets += deq_pkts[q];
-      qs_[q].deq_bytes += deq_bytes[q];
-      dirty_ |= static_cast<uint8_t>(1u << q);
-    }
+  dirty_ |= served;
   publish_counters();
   const uint16_t sent = port_->tx_burst(out, n, ctx.now_ns);
   for (uint16_t i = sent; i < n; ++i) {
