@@ -87,6 +87,12 @@ workers_run() {
   json_true "$json" "[p for p in j['ports'] if p['name'] == 'h0'][0]['tx_packets'] > 0" || return 1
   json_true "$json" "all(w['loops'] > 0 for w in j['workers'])" || return 1
   log "h0 tx_packets $(json_get "$json" "[p for p in j['ports'] if p['name'] == 'h0'][0]['tx_packets']"), elapsed $(json_get "$json" "round(j['elapsed_s'], 2)") s"
+  # Once-a-second totals (perf/linerate's rates): about one per second, time and counts never
+  # going back, none past the final totals.
+  log "samples: $(json_get "$json" "[(round(x['t_s'], 2), x['sent']) for x in j['samples']]")"
+  json_true "$json" "1 <= len(j['samples']) <= 4" || return 1
+  json_true "$json" "all(a['t_s'] < b['t_s'] and a['received'] <= b['received'] and a['sent'] <= b['sent'] for a, b in zip(j['samples'], j['samples'][1:]))" || return 1
+  json_true "$json" "j['samples'][0]['sent'] > 0 and j['samples'][-1]['sent'] <= j['totals']['sent'] and j['samples'][-1]['received'] <= j['totals']['received']" || return 1
 }
-check "--workers 2 demo for 3 s: exit 0, balanced, h0 tx > 0" workers_run
+check "--workers 2 demo for 3 s: exit 0, balanced, h0 tx > 0, once-a-second samples" workers_run
 finish
