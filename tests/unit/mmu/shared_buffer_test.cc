@@ -76,6 +76,28 @@ class MmuEgressTest : public EgressFixture {
   rte_mbuf* pkt(uint8_t q, uint8_t ecn = 0) { return roce_to_queue(kInPort, kPortId, q, /*dscp=*/0, ecn, 1000); }
 };
 
+TEST_F(MmuEgressTest, LossyPortsChargeThePoolByTheTimeAnyoneLooks) {
+  // A pool that cannot fill and plain lossy queues: the light enqueue, which sums cells and
+  // hands them to the pool's usage at publication and transmit. Usage must still be exact there.
+  make(64u << 20, PortLosslessConfig{}, 8u << 20, false);
+  ASSERT_FALSE(sb->pool_can_fill());
+  const uint64_t cells = sb->charge(pkt_len_of_one());
+  for (int i = 0; i < 10; ++i) port->enqueue(pkt(1), ctx);
+  port->publish_counters();
+  EXPECT_EQ(sb->used(), 10 * cells) << "queued cells are in the pool's usage once published";
+  // 1 Gb/s: 10 us of credit sends one ~1100-byte frame (the first may start at once).
+  ctx.now_ns = 10'000;
+  const uint16_t sent = port->transmit(ctx);
+  ASSERT_GT(sent, 0u);
+  ASSERT_LT(sent, 10u);
+  EXPECT_EQ(sb->used(), (10u - sent) * cells) << "sent packets' cells go back, queued ones stay";
+  for (int i = 0; i < 5; ++i) port->enqueue(pkt(1), ctx);
+  ctx.now_ns += 1'000;
+  const uint16_t sent2 = port->transmit(ctx);
+  EXPECT_EQ(sb->used(), (15u - sent - sent2) * cells) << "cells enqueued since are counted at the next transmit";
+  // after_flush(): every cell back once the queues are flushed.
+}
+
 TEST_F(MmuEgressTest, DynamicThresholdIsAlphaTimesTheFreePool) {
   // alpha = 2^0 = 1: a lone queue stops growing where its bytes reach what is left free,
   // i.e. at half the pool (in cells). dynamic_th = -1 (alpha 1/2) stops it at a third.
