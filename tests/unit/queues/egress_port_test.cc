@@ -489,6 +489,43 @@ INSTANTIATE_TEST_SUITE_P(Leftover, EgressPortFastBranch, ::testing::Values(-1, 0
                            return std::string(i.param < 0 ? "OneByteShort" : i.param == 0 ? "Exact" : "OneByteOver");
                          });
 
+TEST_F(EgressPortTest, RuntsAreChargedTheMinimumFrameInTheFastBranchCheck) {
+  // A 40-byte packet is 84 bytes on the wire, not 40 + 24: the cover allows 84 per frame. Ten
+  // of them are 840 wire bytes; with 700 bytes of credit the cover fails (400 + 840) and the
+  // per-frame rule sends nine (the ninth starts on the last 28 bytes).
+  EgressConfig cfg;
+  cfg.speed_gbps = 8;
+  make(cfg);
+  enqueue(40, 5, 10);
+  EXPECT_EQ(transmit_at(700), 9u);
+  EXPECT_EQ(port->queue(5).depth_packets.get(), 1u);
+  // 56 bytes of debt: the tenth may start 57 ns later, not before.
+  EXPECT_EQ(transmit_at(756), 0u);
+  EXPECT_EQ(transmit_at(757), 1u);
+  EXPECT_EQ(port->queue(5).enq_packets.get(), 10u);
+  EXPECT_EQ(port->queue(5).deq_bytes.get(), 400u);
+}
+
+TEST_F(EgressPortTest, EitherBranchSendsAtMostABurstPerCall) {
+  // 100 packets of 60 bytes (84 on the wire). At 400 Gb/s the credit covers them all (the
+  // fast branch); at 8 Gb/s 10,000 bytes cover 119 frames but not the queue's 6,000 + 8,400
+  // (the per-frame branch). Either way one call hands the port kBurst, the next the rest.
+  for (const double gbps : {400.0, 8.0}) {
+    SCOPED_TRACE(gbps);
+    EgressConfig cfg;
+    cfg.speed_gbps = gbps;
+    make(cfg);
+    fake.sent.clear();
+    enqueue(60, 0, 100);
+    EXPECT_EQ(transmit_at(10'000), kBurst);
+    EXPECT_EQ(port->queue(0).depth_packets.get(), 100u - kBurst);
+    EXPECT_EQ(transmit_at(10'000), 100u - kBurst) << "the same instant: what credit is left";
+    EXPECT_EQ(port->queue(0).deq_packets.get(), 100u);
+    EXPECT_EQ(port->queue(0).enq_packets.get(), 100u);
+    port->flush(ctx, DropReason::Shutdown);
+  }
+}
+
 // What the per-frame rule predicts for one queue: the shaper refilled as transmit() does,
 // then can_send()/consume() per frame, at most kBurst per call.
 struct PerFrameModel {
