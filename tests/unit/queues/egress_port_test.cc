@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "dataplane/policies/routing/routing_policy.h"
 #include "tests/support/egress_fixture.h"
+#include "tests/support/seeded_rng.h"
 
 namespace rs::test {
 namespace {
@@ -322,6 +326,298 @@ TEST_F(EgressPortTest, BooksBalanceUnderChurn) {
   EXPECT_EQ(named, all_port_drops()) << "no drop may be counted under reason 'none'";
   port->flush(ctx, DropReason::Shutdown);
   EXPECT_EQ(in, tx_pkts() + all_port_drops());
+}
+
+// --- Enqueue counters: derived when published as dequeued + flushed + still queued ---------
+
+// Bytes of `lens`.
+uint64_t sum(const std::vector<uint32_t>& lens) {
+  uint64_t s = 0;
+  for (uint32_t l : lens) s += l;
+  return s;
+}
+
+TEST_F(EgressPortTest, EnqueueCountsAfterEnqueueOnly) {
+  EgressConfig cfg;
+  make(cfg);
+  const std::vector<uint32_t> q2 = {60, 1500, 333, 1024, 64, 999, 1200};
+  for (uint32_t len : q2) enqueue(len, 2);
+  enqueue(700, 6, 3);
+  // Arrivals do not mark a queue dirty: these are published because the queues hold packets.
+  EXPECT_EQ(port->queue(2).enq_packets.get(), 7u);
+  EXPECT_EQ(port->queue(2).enq_bytes.get(), sum(q2));
+  EXPECT_EQ(port->queue(6).enq_packets.get(), 3u);
+  EXPECT_EQ(port->queue(6).enq_bytes.get(), 2'100u);
+  for (int q : {0, 1, 3, 4, 5, 7}) {
+    EXPECT_EQ(port->queue(q).enq_packets.get(), 0u) << q;
+    EXPECT_EQ(port->queue(q).enq_bytes.get(), 0u) << q;
+  }
+  EXPECT_EQ(port->queue(2).deq_packets.get(), 0u);
+}
+
+TEST_F(EgressPortTest, EnqueueCountsAfterPartialTransmitAndDrain) {
+  EgressConfig cfg;
+  cfg.speed_gbps = 8;  // 1 byte of credit per ns
+  make(cfg);
+  const std::vector<uint32_t> lens = {1000, 200, 1500, 60, 700, 1200};
+  for (uint32_t len : lens) enqueue(len, 4);
+  // 1500 bytes of credit, frame by frame: 1024 wire (476 left), 224 (252 left), 1524 starts
+  // on the last positive bytes: three frames.
+  EXPECT_EQ(transmit_at(1'500), 3u);
+  const QueueCounters& c = port->queue(4);
+  EXPECT_EQ(c.deq_packets.get(), 3u);
+  EXPECT_EQ(c.deq_bytes.get(), 2'700u);
+  EXPECT_EQ(c.depth_packets.get(), 3u);
+  EXPECT_EQ(c.depth_bytes.get(), 1'960u);
+  EXPECT_EQ(c.enq_packets.get(), 6u) << "what left and what is still queued were all enqueued";
+  EXPECT_EQ(c.enq_bytes.get(), sum(lens));
+  // More arrivals between transmits.
+  enqueue(300, 4);
+  enqueue(400, 4);
+  EXPECT_EQ(c.enq_packets.get(), 8u);
+  EXPECT_EQ(c.enq_bytes.get(), sum(lens) + 700);
+  // Drained: the queue is empty (published because transmit marked it), still 8 enqueued.
+  EXPECT_EQ(transmit_at(100'000), 5u);
+  EXPECT_EQ(c.depth_packets.get(), 0u);
+  EXPECT_EQ(c.deq_packets.get(), 8u);
+  EXPECT_EQ(c.enq_packets.get(), 8u);
+  EXPECT_EQ(c.enq_bytes.get(), sum(lens) + 700);
+  EXPECT_EQ(c.deq_bytes.get(), sum(lens) + 700);
+  // Nothing new: another publication changes nothing.
+  transmit_at(200'000);
+  port->publish_counters();
+  EXPECT_EQ(c.enq_packets.get(), 8u);
+  EXPECT_EQ(c.enq_bytes.get(), sum(lens) + 700);
+  expect_balanced("drained");
+}
+
+TEST_F(EgressPortTest, FlushedPacketsStillCountAsEnqueued) {
+  EgressConfig cfg;
+  cfg.speed_gbps = 8;
+  make(cfg);
+  enqueue(1'000, 0, 5);
+  enqueue(500, 3, 4);
+  transmit_at(2'000);  // two queues: DWRR shares 2000 bytes of credit; some of each may go
+  const uint64_t deq0 = port->queue(0).deq_packets.get(), deq3 = port->queue(3).deq_packets.get();
+  ASSERT_GT(deq0 + deq3, 0u);
+  ASSERT_LT(deq0 + deq3, 9u) << "the flush must find packets still queued";
+  port->flush(ctx, DropReason::Shutdown);
+  EXPECT_EQ(queue_drops(0, DropReason::Shutdown), 5u - deq0);
+  EXPECT_EQ(queue_drops(3, DropReason::Shutdown), 4u - deq3);
+  // Emptied by the flush (not by the scheduler): still published, still all enqueued.
+  EXPECT_EQ(port->queue(0).depth_packets.get(), 0u);
+  EXPECT_EQ(port->queue(3).depth_packets.get(), 0u);
+  EXPECT_EQ(port->queue(0).enq_packets.get(), 5u);
+  EXPECT_EQ(port->queue(0).enq_bytes.get(), 5'000u);
+  EXPECT_EQ(port->queue(3).enq_packets.get(), 4u);
+  EXPECT_EQ(port->queue(3).enq_bytes.get(), 2'000u);
+  EXPECT_EQ(port->queue(0).deq_packets.get(), deq0) << "flushed packets are not dequeued ones";
+  EXPECT_EQ(port->queue(3).deq_packets.get(), deq3);
+  // The port keeps counting after a flush, flushed packets included.
+  enqueue(100, 0, 2);
+  EXPECT_EQ(port->queue(0).enq_packets.get(), 7u);
+  EXPECT_EQ(port->queue(0).enq_bytes.get(), 5'200u);
+  transmit_at(1'000'000);
+  EXPECT_EQ(port->queue(0).enq_packets.get(), 7u);
+  EXPECT_EQ(port->queue(0).deq_packets.get(), deq0 + 2);
+  port->flush(ctx, DropReason::Shutdown);  // nothing queued: counts unchanged
+  EXPECT_EQ(port->queue(0).enq_packets.get(), 7u);
+  EXPECT_EQ(port->queue(0).enq_bytes.get(), 5'200u);
+  EXPECT_EQ(port->queue(3).enq_packets.get(), 4u);
+  expect_balanced("after flushes");
+}
+
+TEST_F(EgressPortTest, TailDroppedPacketsAreNotEnqueued) {
+  EgressConfig cfg;
+  cfg.speed_gbps = 8;
+  cfg.limits[1] = {.packets = 4, .bytes = 1u << 20};
+  cfg.limits[5] = {.packets = 1024, .bytes = 3'000};
+  make(cfg);
+  enqueue(500, 1, 6);  // two over the packet limit
+  EXPECT_EQ(queue_drops(1, DropReason::TailDropPackets), 2u);
+  EXPECT_EQ(port->queue(1).enq_packets.get(), 4u);
+  EXPECT_EQ(port->queue(1).enq_bytes.get(), 2'000u);
+  enqueue(1'000, 5, 2);
+  enqueue(1'001, 5);  // 3001 > 3000: dropped
+  enqueue(1'000, 5);  // 3000: fits
+  EXPECT_EQ(queue_drops(5, DropReason::TailDropBytes), 1u);
+  EXPECT_EQ(port->queue(5).enq_packets.get(), 3u);
+  EXPECT_EQ(port->queue(5).enq_bytes.get(), 3'000u);
+  // After everything left, and more drops on a full queue again: only admitted ones count.
+  transmit_at(1'000'000);
+  EXPECT_EQ(port->queued_packets(), 0u);
+  enqueue(200, 1, 7);  // 4 fit, 3 dropped
+  EXPECT_EQ(queue_drops(1, DropReason::TailDropPackets), 5u);
+  EXPECT_EQ(port->queue(1).enq_packets.get(), 8u);
+  EXPECT_EQ(port->queue(1).enq_bytes.get(), 2'000u + 800);
+  EXPECT_EQ(port->queue(5).enq_packets.get(), 3u);
+  expect_balanced("after drops");
+}
+
+// --- transmit()'s fast branch: credit for the whole queue, no check per frame ----------------
+
+// After a whole-queue burst the credit left must be what the per-frame rule leaves, to the
+// byte. At 8 Gb/s the credit is the time in ns; ten 1500-byte frames (15,240 wire bytes, the
+// cover needs 15,000 + 10 x 84) go at once, then eight more arrive at the same instant (no
+// refill) and the leftover decides how many of them start: 1524 wire bytes each.
+class EgressPortFastBranch : public EgressPortTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(EgressPortFastBranch, LeavesThePerFrameCredit) {
+  const int extra = GetParam();  // leftover = 5 frames' wire bytes + extra
+  EgressConfig cfg;
+  cfg.speed_gbps = 8;
+  make(cfg);
+  enqueue(1'500, 2, 10);
+  const uint64_t t = 15'240 + 5 * 1'524 + extra;
+  EXPECT_EQ(transmit_at(t), 10u) << "credit covers the queue: all of it at once";
+  enqueue(1'500, 2, 8);  // the leftover does not cover these: frame by frame
+  const uint16_t more = transmit_at(t);
+  // Exactly five frames' worth: the fifth leaves 0 and the sixth may not start; one byte
+  // more and it does; one byte less and the fifth starts on it.
+  EXPECT_EQ(more, extra > 0 ? 6u : 5u);
+  EXPECT_EQ(port->queue(2).deq_packets.get(), 10u + more);
+  // And the debt after that is exact too: the next frame starts when credit is positive again.
+  const int64_t debt = extra > 0 ? 1'524 - extra : -extra;  // credit after `more` frames: -debt
+  EXPECT_EQ(transmit_at(t + static_cast<uint64_t>(debt)), 0u);
+  EXPECT_EQ(transmit_at(t + static_cast<uint64_t>(debt) + 1), 1u);
+  EXPECT_EQ(port->queue(2).enq_packets.get(), 18u);
+  expect_balanced("after bursts");
+}
+
+INSTANTIATE_TEST_SUITE_P(Leftover, EgressPortFastBranch, ::testing::Values(-1, 0, 1),
+                         [](const ::testing::TestParamInfo<int>& i) {
+                           return std::string(i.param < 0 ? "OneByteShort" : i.param == 0 ? "Exact" : "OneByteOver");
+                         });
+
+TEST_F(EgressPortTest, RuntsAreChargedTheMinimumFrameInTheFastBranchCheck) {
+  // A 40-byte packet is 84 bytes on the wire, not 40 + 24: the cover allows 84 per frame. Ten
+  // of them are 840 wire bytes; with 700 bytes of credit the cover fails (400 + 840) and the
+  // per-frame rule sends nine (the ninth starts on the last 28 bytes).
+  EgressConfig cfg;
+  cfg.speed_gbps = 8;
+  make(cfg);
+  enqueue(40, 5, 10);
+  EXPECT_EQ(transmit_at(700), 9u);
+  EXPECT_EQ(port->queue(5).depth_packets.get(), 1u);
+  // 56 bytes of debt: the tenth may start 57 ns later, not before.
+  EXPECT_EQ(transmit_at(756), 0u);
+  EXPECT_EQ(transmit_at(757), 1u);
+  EXPECT_EQ(port->queue(5).enq_packets.get(), 10u);
+  EXPECT_EQ(port->queue(5).deq_bytes.get(), 400u);
+}
+
+TEST_F(EgressPortTest, EitherBranchSendsAtMostABurstPerCall) {
+  // 100 packets of 60 bytes (84 on the wire). At 400 Gb/s the credit covers them all (the
+  // fast branch); at 8 Gb/s 10,000 bytes cover 119 frames but not the queue's 6,000 + 8,400
+  // (the per-frame branch). Either way one call hands the port kBurst, the next the rest.
+  for (const double gbps : {400.0, 8.0}) {
+    SCOPED_TRACE(gbps);
+    EgressConfig cfg;
+    cfg.speed_gbps = gbps;
+    make(cfg);
+    fake.sent.clear();
+    enqueue(60, 0, 100);
+    EXPECT_EQ(transmit_at(10'000), kBurst);
+    EXPECT_EQ(port->queue(0).depth_packets.get(), 100u - kBurst);
+    EXPECT_EQ(transmit_at(10'000), 100u - kBurst) << "the same instant: what credit is left";
+    EXPECT_EQ(port->queue(0).deq_packets.get(), 100u);
+    EXPECT_EQ(port->queue(0).enq_packets.get(), 100u);
+    port->flush(ctx, DropReason::Shutdown);
+  }
+}
+
+// What the per-frame rule predicts for one queue: the shaper refilled as transmit() does,
+// then can_send()/consume() per frame, at most kBurst per call.
+struct PerFrameModel {
+  explicit PerFrameModel(double gbps) { shaper.configure(gbps, 0); }
+  // Lengths sent at `now`, from the front of `q`.
+  std::vector<uint32_t> transmit(std::deque<uint32_t>& q, uint64_t now) {
+    shaper.refill(now, !q.empty());
+    std::vector<uint32_t> out;
+    while (out.size() < kBurst && !q.empty() && shaper.can_send()) {
+      shaper.consume(q.front());
+      out.push_back(q.front());
+      q.pop_front();
+    }
+    return out;
+  }
+  Shaper shaper;
+};
+
+// One queue, the same seeded arrivals: at 400 Gb/s the credit covers the whole queue (the fast
+// branch every time, kBurst at a time); at 8 Gb/s it covers only part of it most steps (the
+// per-frame branch) and all of a short queue now and then (the fast branch). Both must send
+// exactly what the per-frame rule predicts, step by step, in arrival order, with the same
+// counters.
+struct Departures {
+  std::vector<uint32_t> lens;
+  std::size_t partial_steps = 0, whole_steps = 0;
+};
+
+TEST_F(EgressPortTest, FastBranchSendsWhatThePerFrameRuleSends) {
+  auto run = [this](double gbps) {
+    EgressConfig cfg;
+    cfg.speed_gbps = gbps;
+    fake.sent.clear();
+    fake.wire = 0;
+    make(cfg, 0);
+    PerFrameModel model(gbps);
+    std::deque<uint32_t> mq;
+    Rng rng(2024);
+    Departures d;
+    uint64_t now = 0, arrived = 0, arrived_bytes = 0;
+    for (int step = 0; step < 3'000; ++step) {
+      const int n = static_cast<int>(rng.between(0, step % 100 < 3 ? 40 : 2));  // now and then a burst
+      for (int i = 0; i < n; ++i) {
+        const uint32_t len = static_cast<uint32_t>(rng.between(40, 1500));
+        enqueue(len, 3);
+        mq.push_back(len);
+        ++arrived;
+        arrived_bytes += len;
+      }
+      now += rng.between(500, 3'000);  // ~70 % load at 8 Gb/s: the queue builds and drains
+      const std::size_t queued = mq.size();
+      const std::vector<uint32_t> expect = model.transmit(mq, now);
+      const std::size_t before = fake.sent.size();
+      const uint16_t sent = transmit_at(now);
+      EXPECT_EQ(sent, expect.size()) << gbps << " Gb/s, step " << step;
+      if (sent != expect.size()) return d;
+      for (std::size_t i = 0; i < expect.size(); ++i) EXPECT_EQ(fake.sent[before + i].len, expect[i]) << step;
+      if (expect.size() > 1 && expect.size() == queued) ++d.whole_steps;
+      if (!expect.empty() && expect.size() < queued && expect.size() < kBurst) ++d.partial_steps;
+      const QueueCounters& c = port->queue(3);
+      EXPECT_EQ(c.enq_packets.get(), arrived) << step;
+      EXPECT_EQ(c.enq_bytes.get(), arrived_bytes) << step;
+      EXPECT_EQ(c.deq_packets.get(), fake.sent.size()) << step;
+      EXPECT_EQ(c.depth_packets.get(), mq.size()) << step;
+    }
+    // Drain what is left, then the books.
+    for (int i = 0; i < 1'000 && !mq.empty(); ++i) {
+      now += 10'000;
+      model.transmit(mq, now);
+      transmit_at(now);
+    }
+    EXPECT_TRUE(mq.empty());
+    EXPECT_EQ(port->queued_packets(), 0u);
+    EXPECT_EQ(port->queue(3).enq_packets.get(), arrived);
+    EXPECT_EQ(port->queue(3).deq_packets.get(), arrived);
+    EXPECT_EQ(port->queue(3).deq_bytes.get(), arrived_bytes);
+    EXPECT_EQ(all_port_drops(), 0u) << "the model has no limits: nothing may be tail-dropped";
+    for (auto& s : fake.sent) d.lens.push_back(s.len);
+    port->flush(ctx, DropReason::Shutdown);
+    port.reset();
+    return d;
+  };
+  const Departures fast = run(400.0);
+  const Departures slow = run(8.0);
+  RecordProperty("steps", fmt::format("400G whole {} partial {}; 8G whole {} partial {}; {} packets", fast.whole_steps,
+                                      fast.partial_steps, slow.whole_steps, slow.partial_steps, slow.lens.size()));
+  EXPECT_GT(fast.whole_steps, 500u);
+  EXPECT_EQ(fast.partial_steps, 0u) << "at 400 Gb/s the credit always covers the queue";
+  EXPECT_GT(slow.partial_steps, 100u) << "at 8 Gb/s the per-frame branch must be exercised";
+  EXPECT_GT(slow.whole_steps, 100u) << "... and the fast branch on short queues";
+  EXPECT_EQ(fast.lens.size(), slow.lens.size());
+  EXPECT_EQ(fast.lens, slow.lens) << "the same packets in the same (arrival) order";
 }
 
 }  // namespace

@@ -208,5 +208,222 @@ TEST(Shaper, BackloggedLinkCatchesUpAfterAStallIdleLinkDoesNot) {
   EXPECT_NEAR(static_cast<double>(frames_after_gap(true, 1'000'000'000)), 625'000.0 / 1524, 2.0);
 }
 
+// --- The burst helpers transmit() uses: covers(), consume_wire() and spend() -------------
+//
+// At 8 Gb/s the rate is 1e9 bytes/s: one nanosecond of refill is exactly one byte of credit,
+// so these tests set the credit to the byte through configure()/refill().
+constexpr double kByteGbps = 8.0;
+constexpr uint64_t kT0 = 1'000'000;
+
+// A shaper at 8 Gb/s whose credit is `bytes` (well under the 20,000-byte bucket).
+Shaper with_credit(uint64_t bytes) {
+  Shaper s;
+  s.configure(kByteGbps, kT0);
+  s.refill(kT0 + bytes);
+  return s;
+}
+
+// The shaper's credit in whole bytes, read through its public face: a copy is refilled by a
+// known 1 MB as a backlogged link (no bucket cap in the way: catch-up is 5 MB at 8 Gb/s),
+// then covers(b, 0) (true while credit > b bytes) is bisected. `now` is the last refill time.
+int64_t credit_bytes(Shaper s, uint64_t now) {
+  constexpr int64_t kLift = 1'000'000;
+  s.refill(now + kLift, true);
+  uint64_t lo = 0, hi = uint64_t{1} << 32;  // covers(lo, 0) true .. covers(hi, 0) false
+  if (!s.covers(0, 0)) return -kLift;       // still not positive: far below anything tested here
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (s.covers(mid, 0) ? lo : hi) = mid;
+  }
+  return static_cast<int64_t>(hi) - kLift;
+}
+
+TEST(ShaperBurst, CreditProbeReadsTheRefill) {
+  // The helper the tests below rely on: exact for a fresh bucket, a partly spent one and debt.
+  EXPECT_EQ(credit_bytes(with_credit(1'000), kT0 + 1'000), 1'000);
+  Shaper s = with_credit(100);
+  s.consume(1500);  // 1524 wire bytes
+  EXPECT_EQ(credit_bytes(s, kT0 + 100), 100 - 1524);
+}
+
+TEST(ShaperBurst, CoversNeedsCreditAboveBytesPlus84PerFrame) {
+  // 10 frames, 5,000 bytes in all: the bound is 5,000 + 10 * 84 = 5,840 bytes.
+  EXPECT_FALSE(with_credit(5'839).covers(5'000, 10));
+  EXPECT_FALSE(with_credit(5'840).covers(5'000, 10)) << "strictly above: equal is not enough";
+  EXPECT_TRUE(with_credit(5'841).covers(5'000, 10));
+  EXPECT_TRUE(with_credit(19'000).covers(5'000, 10));
+  // The per-frame allowance is 84 bytes, not the 24 a full-size frame adds.
+  EXPECT_FALSE(with_credit(5'000 + 10 * 24 + 1).covers(5'000, 10));
+  // One frame: bytes + 84.
+  EXPECT_FALSE(with_credit(144).covers(60, 1));
+  EXPECT_TRUE(with_credit(145).covers(60, 1));
+  // An empty queue needs only positive credit.
+  EXPECT_TRUE(with_credit(1).covers(0, 0));
+}
+
+TEST(ShaperBurst, CoversIsFalseWithoutCreditOrInDebt) {
+  EXPECT_FALSE(with_credit(0).covers(0, 0));
+  Shaper s = with_credit(100);
+  s.consume(9000);  // deep debt: the unsigned view of it must not look like a huge credit
+  EXPECT_FALSE(s.can_send());
+  EXPECT_FALSE(s.covers(0, 0));
+  EXPECT_FALSE(s.covers(60, 1));
+}
+
+TEST(ShaperBurst, CoverImpliesThePerFrameRuleSendsEveryFrame) {
+  // Whenever covers() says yes, a can_send()/consume() loop would have started every frame:
+  // the fast branch of transmit() never sends what the per-frame rule would hold back.
+  Rng rng(0xc0de);
+  for (int trial = 0; trial < 2'000; ++trial) {
+    std::vector<uint32_t> q(rng.between(1, 32));
+    uint64_t bytes = 0;
+    for (auto& len : q) {
+      len = static_cast<uint32_t>(rng.between(0, 1) ? rng.between(0, 80) : rng.between(60, 9216));
+      bytes += len;
+    }
+    const uint64_t need = bytes + q.size() * 84;
+    if (need >= 19'999) continue;
+    Shaper s = with_credit(need + 1);
+    ASSERT_TRUE(s.covers(bytes, q.size()));
+    std::size_t sent = 0;
+    while (sent < q.size() && s.can_send()) s.consume(q[sent++]);
+    EXPECT_EQ(sent, q.size()) << "trial " << trial;
+  }
+}
+
+TEST(ShaperBurst, ConsumeWireEqualsConsumePerFrame) {
+  const std::vector<uint32_t> sizes = {60, 1500, 42, 9000, 61, 256};
+  uint64_t wire = 0;
+  for (uint32_t len : sizes) wire += wire_bytes(len);
+  ASSERT_EQ(wire, 84u + 1524 + 84 + 9024 + 85 + 280);
+  for (uint64_t start : {0ull, 1ull, 5'000ull, 11'080ull, 11'081ull, 19'999ull}) {
+    Shaper per_frame = with_credit(start);
+    Shaper summed = with_credit(start);
+    for (uint32_t len : sizes) per_frame.consume(len);
+    summed.consume_wire(wire);
+    const uint64_t now = kT0 + start;
+    EXPECT_EQ(credit_bytes(summed, now), static_cast<int64_t>(start) - static_cast<int64_t>(wire)) << start;
+    EXPECT_EQ(credit_bytes(summed, now), credit_bytes(per_frame, now)) << start;
+    EXPECT_EQ(summed.can_send(), per_frame.can_send()) << start;
+    // And they stay in step as time goes on: the same nanosecond makes both sendable again.
+    for (uint64_t t = now + 1; t < now + 12'000; ++t) {
+      per_frame.refill(t);
+      summed.refill(t);
+      ASSERT_EQ(summed.can_send(), per_frame.can_send()) << "start " << start << " at +" << t - now;
+    }
+  }
+}
+
+TEST(ShaperBurst, WholeQueueBurstsKeepThePerFrameRate) {
+  // transmit()'s two branches over the same arrivals and clock: when covers() holds, pop the
+  // whole queue and consume_wire() the sum; otherwise can_send()/consume() per frame. The
+  // per-frame rule alone must give exactly the same departures and the same credit.
+  struct Run {
+    uint64_t packets = 0, wire = 0, bursts = 0;
+    int64_t credit = 0;
+  };
+  auto run = [](bool use_covers) {
+    Shaper s;
+    s.configure(kByteGbps, kT0);
+    Rng rng(77);  // the same arrivals and clock for both
+    std::vector<uint32_t> q;
+    std::size_t head = 0;
+    uint64_t now = kT0;
+    Run r;
+    for (int step = 0; step < 20'000; ++step) {
+      const int arrivals = static_cast<int>(rng.between(0, 3));
+      for (int i = 0; i < arrivals; ++i) q.push_back(static_cast<uint32_t>(rng.between(40, 1500)));
+      now += rng.between(50, 3'000);
+      s.refill(now, head < q.size());
+      uint64_t bytes = 0;
+      for (std::size_t i = head; i < q.size(); ++i) bytes += q[i];
+      if (use_covers && head < q.size() && s.covers(bytes, q.size() - head)) {
+        uint64_t wire = 0;
+        for (; head < q.size(); ++head, ++r.packets) wire += wire_bytes(q[head]);
+        s.consume_wire(wire);
+        r.wire += wire;
+        ++r.bursts;
+      } else {
+        while (head < q.size() && s.can_send()) {
+          s.consume(q[head]);
+          r.wire += wire_bytes(q[head++]);
+          ++r.packets;
+        }
+      }
+    }
+    r.credit = credit_bytes(s, now);
+    return r;
+  };
+  const Run fast = run(true), slow = run(false);
+  EXPECT_GT(fast.bursts, 1'000u) << "the arrivals must exercise the whole-queue branch";
+  EXPECT_EQ(fast.packets, slow.packets);
+  EXPECT_EQ(fast.wire, slow.wire);
+  EXPECT_EQ(fast.credit, slow.credit);
+}
+
+// What spend() must match: send while credit is positive, one frame's wire cost at a time.
+struct Spent {
+  std::size_t sent;
+  int64_t credit;
+};
+Spent per_frame_loop(uint64_t credit, const std::vector<uint32_t>& q) {
+  Shaper s = with_credit(credit);
+  std::size_t i = 0;
+  while (i < q.size() && s.can_send()) s.consume(q[i++]);
+  return {i, credit_bytes(s, kT0 + credit)};
+}
+Spent spend_loop(uint64_t credit, const std::vector<uint32_t>& q, int* calls = nullptr) {
+  Shaper s = with_credit(credit);
+  const std::size_t n = s.spend([&](auto& more) {
+    if (calls) ++*calls;
+    std::size_t i = 0;
+    while (i < q.size())
+      if (!more(q[i++])) break;
+    return i;
+  });
+  return {n, credit_bytes(s, kT0 + credit)};
+}
+
+TEST(ShaperBurst, SpendStopsWhenCreditIsNoLongerPositive) {
+  const std::vector<uint32_t> q(10, 1500);  // 1524 wire bytes each
+  // Exactly three frames' worth: the third leaves 0, which is not positive: three go.
+  Spent s = spend_loop(3 * 1524, q);
+  EXPECT_EQ(s.sent, 3u);
+  EXPECT_EQ(s.credit, 0);
+  // One byte more: a fourth frame starts on it and leaves the debt.
+  s = spend_loop(3 * 1524 + 1, q);
+  EXPECT_EQ(s.sent, 4u);
+  EXPECT_EQ(s.credit, 1 - 1524);
+  // One byte: one frame.
+  s = spend_loop(1, q);
+  EXPECT_EQ(s.sent, 1u);
+  EXPECT_EQ(s.credit, 1 - 1524);
+  // Credit for more than the queue: all ten, the rest kept.
+  s = spend_loop(19'000, q);
+  EXPECT_EQ(s.sent, 10u);
+  EXPECT_EQ(s.credit, 19'000 - 10 * 1524);
+}
+
+TEST(ShaperBurst, SpendWithoutCreditSendsNothing) {
+  int calls = 0;
+  const std::vector<uint32_t> q(4, 60);
+  const Spent s = spend_loop(0, q, &calls);
+  EXPECT_EQ(calls, 0) << "no frame may start on zero credit";
+  EXPECT_EQ(s.sent, 0u);
+  EXPECT_EQ(s.credit, 0);
+}
+
+TEST(ShaperBurst, SpendMatchesCanSendConsume) {
+  Rng rng(4242);
+  for (int trial = 0; trial < 3'000; ++trial) {
+    std::vector<uint32_t> q(rng.between(1, 40));
+    for (auto& len : q) len = static_cast<uint32_t>(rng.between(0, 9216));
+    const uint64_t credit = rng.between(0, 19'999);
+    const Spent a = per_frame_loop(credit, q), b = spend_loop(credit, q);
+    ASSERT_EQ(b.sent, a.sent) << "trial " << trial << " credit " << credit;
+    ASSERT_EQ(b.credit, a.credit) << "trial " << trial << " credit " << credit;
+  }
+}
+
 }  // namespace
 }  // namespace rs

@@ -595,5 +595,46 @@ TEST(Ipv4Fastpath, AnotherWorkersPortGoesToItsHandoffBurst) {
   EXPECT_EQ(h.counter("cnp_to_queue"), 1u);
 }
 
+// --- The stage's promise to the pipeline -----------------------------------------------------
+
+TEST(Ipv4Fastpath, PromisesTheConsumedEdgeOnlyWhenItTookEveryPacket) {
+  // ctx.single_next = kNextConsumed lets the pipeline skip its scan of next[]: right only when
+  // every packet was queued or handed off. One packet for the general stages or one bad next
+  // hop, and the pipeline must look at each packet's edge.
+  Rig rig(true, Owners{0, 0, 2, 0});
+  StageHarness<Ipv4Fastpath> h{env(), &rig.w};
+  auto promise_after = [&](const std::vector<PacketSpec>& specs) {
+    rig.w.ctx.single_next = WorkerContext::kNoSingleNext;  // as the pipeline resets it per stage
+    auto out = h.run(specs, kInPort);
+    return static_cast<int>(rig.w.ctx.single_next);
+  };
+  const int consumed = kNextConsumed, none = WorkerContext::kNoSingleNext;
+  EXPECT_EQ(promise_after({roce_to("10.0.0.1"), roce_to("10.0.1.1"), roce_to("10.0.0.2")}), consumed) << "all local";
+  EXPECT_EQ(promise_after({roce_to("10.0.2.1"), roce_to("10.0.0.1")}), consumed) << "handed off and local";
+  EXPECT_EQ(promise_after({roce_to("10.0.0.1"), roce_to("10.0.0.2", 1)}), none) << "a TTL 1 goes on slow";
+  EXPECT_EQ(promise_after({roce_to("10.0.1.1"), roce_to("10.0.9.1")}), none) << "a bad next hop is dropped here";
+  EXPECT_EQ(promise_after({roce_to("10.0.0.2", 1)}), none) << "nothing taken";
+}
+
+TEST(Ipv4Fastpath, MixedBurstThroughThePipelineStillReachesTheGeneralStages) {
+  // Through the real pipeline: the fast ones queued, the TTL-1 ones to the parser and dropped
+  // there, the bad next hop dropped by the fast stage: every packet accounted for.
+  const unsigned pool_before = rte_mempool_avail_count(test_pool());
+  {
+    Rig rig(true);
+    rig.run({roce_to("10.0.0.1"), roce_to("10.0.1.7", 1), roce_to("10.0.1.1"), roce_to("10.0.9.1"),
+             roce_to("10.0.0.9", 1), roce_to("10.0.2.2")});
+    EXPECT_EQ(rig.queued(), 3u);
+    EXPECT_EQ(rig.node_packets("parser"), 2u);
+    EXPECT_EQ(rig.drops()[static_cast<std::size_t>(DropReason::TtlExpired)], 2u);
+    EXPECT_EQ(rig.drops()[static_cast<std::size_t>(DropReason::BadNextHop)], 1u);
+    // An all-fast burst next: nothing reaches the general stages.
+    rig.run({roce_to("10.0.0.3"), roce_to("10.0.1.3")});
+    EXPECT_EQ(rig.queued(), 5u);
+    EXPECT_EQ(rig.node_packets("parser"), 2u);
+  }
+  EXPECT_EQ(rte_mempool_avail_count(test_pool()), pool_before) << "an mbuf leaked or was freed twice";
+}
+
 }  // namespace
 }  // namespace rs::test
