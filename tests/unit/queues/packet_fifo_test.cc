@@ -170,6 +170,44 @@ TEST_F(PacketFifoTest, PopBurstStopsAfterThePacketMoreRefuses) {
   free_all(out, n);
 }
 
+TEST_F(PacketFifoTest, PopUptoTakesMinOfMaxAndQueuedAcrossTheWrap) {
+  // pop_upto(): transmit's loop on a link that can take the whole queue. 8 slots; the head
+  // moved to slot 6 first, so the 7 queued packets wrap past the end of the ring.
+  PacketFifo f(8);
+  Drained guard{this, f};
+  for (int i = 0; i < 6; ++i) {
+    f.push(pkt(60));
+    taken.push_back(f.pop());
+  }
+  std::vector<rte_mbuf*> in;
+  uint64_t queued = 0;
+  for (uint32_t i = 0; i < 7; ++i) {
+    in.push_back(pkt(60 + i));
+    queued += 60 + i;
+    f.push(in.back());
+  }
+  rte_mbuf* out[8];
+  std::vector<uint32_t> seen;
+  uint64_t bytes = 5;  // added to, not overwritten
+  const uint16_t n = f.pop_upto(out, 4, bytes, [&](uint32_t len) { seen.push_back(len); });
+  ASSERT_EQ(n, 4u) << "max wins when more are queued";
+  for (uint16_t i = 0; i < n; ++i) EXPECT_EQ(out[i], in[i]) << i;
+  EXPECT_EQ(seen, (std::vector<uint32_t>{60, 61, 62, 63})) << "each(len) once per packet, in order";
+  EXPECT_EQ(bytes, 5u + 60 + 61 + 62 + 63);
+  EXPECT_EQ(f.packets(), 3u);
+  EXPECT_EQ(f.bytes(), queued - (60 + 61 + 62 + 63));
+  free_all(out, n);
+  seen.clear();
+  const uint16_t m = f.pop_upto(out, 8, bytes, [&](uint32_t len) { seen.push_back(len); });
+  ASSERT_EQ(m, 3u) << "the queue wins when it holds fewer than max";
+  for (uint16_t i = 0; i < m; ++i) EXPECT_EQ(out[i], in[4 + i]) << i;
+  EXPECT_EQ(seen, (std::vector<uint32_t>{64, 65, 66}));
+  EXPECT_TRUE(f.empty());
+  EXPECT_EQ(f.bytes(), 0u);
+  free_all(out, m);
+  EXPECT_EQ(f.pop_upto(out, 8, bytes, [](uint32_t) { ADD_FAILURE() << "called on an empty FIFO"; }), 0u);
+}
+
 TEST_F(PacketFifoTest, PopBurstWrapsAroundTheRing) {
   PacketFifo f(8);
   Drained guard{this, f};
