@@ -38,6 +38,15 @@ class PacketFifoTest : public ::testing::Test {
     EXPECT_EQ(m->pkt_len, len);
     return m;
   }
+  // Pushes `count` packets of first_len, first_len + 1, ... bytes; returns them in order.
+  std::vector<rte_mbuf*> fill(PacketFifo& f, uint32_t count, uint32_t first_len) {
+    std::vector<rte_mbuf*> v;
+    for (uint32_t i = 0; i < count; ++i) {
+      v.push_back(pkt(first_len + i));
+      f.push(v.back());
+    }
+    return v;
+  }
   // What is still queued goes back to the pool at TearDown.
   void drain(PacketFifo& f) {
     while (!f.empty()) taken.push_back(f.pop());
@@ -81,11 +90,7 @@ TEST_F(PacketFifoTest, ReserveRoundsUpToAPowerOfTwo) {
 TEST_F(PacketFifoTest, PopBurstTakesAtMostMax) {
   PacketFifo f(16);
   Drained guard{this, f};
-  std::vector<rte_mbuf*> in;
-  for (uint32_t i = 0; i < 10; ++i) {
-    in.push_back(pkt(100 + i));
-    f.push(in.back());
-  }
+  std::vector<rte_mbuf*> in = fill(f, 10, 100);
   ASSERT_EQ(f.bytes(), 1045u);  // 100 + ... + 109
   rte_mbuf* out[32];
   uint64_t bytes = 7;  // the caller's running total: added to, not overwritten
@@ -211,11 +216,7 @@ TEST_F(PacketFifoTest, PopUptoTakesMinOfMaxAndQueuedAcrossTheWrap) {
 TEST_F(PacketFifoTest, PopBurstWrapsAroundTheRing) {
   PacketFifo f(8);
   Drained guard{this, f};
-  std::vector<rte_mbuf*> first;
-  for (uint32_t i = 0; i < 6; ++i) {
-    first.push_back(pkt(200 + i));
-    f.push(first.back());
-  }
+  std::vector<rte_mbuf*> first = fill(f, 6, 200);
   rte_mbuf* out[16];
   uint64_t bytes = 0;
   uint16_t n = f.pop_burst(out, 5, bytes, kAlways);
