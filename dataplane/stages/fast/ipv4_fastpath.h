@@ -1,7 +1,8 @@
 // The straight-through path for the one shape a RoCE fabric carries almost exclusively:
 // untagged IPv4/UDP with a route. It does what parser, qos_classify, ipv4_lpm, nexthop_group,
-// egress_rewrite and tm_enqueue do, with the same inline code (ipv4_udp_fast, TcQueueMap,
-// Fib::lookup4, select_nexthops, rewrite_macs + decrement_ttl_ipv4, enqueue_one), so both
+// egress_rewrite and tm_enqueue do, with the same inline code (ipv4_udp_fast_fields +
+// store_fast_meta, TcQueueMap::classify, Fib::V4View::lookup, select_nexthops, rewrite_macs +
+// decrement_ttl_ipv4, enqueue_one), so both
 // paths leave a packet in the same state (tests/unit/stages/ipv4_fastpath_test.cc compares
 // them). Anything else (IPv6, VLAN tags, MAC control, options, fragments, malformed frames,
 // no route, TTL <= 1) goes on untouched to the general stages, which name every drop. Within

@@ -77,8 +77,8 @@ inline bool ipv4_header_sum_ok(const rte_mbuf* m, const uint8_t* ip, uint32_t ih
 }
 
 // The fast shape's metadata, stored as five little-endian words built in registers: the fields
-// are mostly constants and a few packed bytes, and byte-by-byte stores (or a template copied
-// and patched) cost three times the instructions. The layout is pinned here; the parser tests
+// are mostly constants and a few packed bytes, which a template copied and then patched field
+// by field stored twice over. The layout is pinned here; the parser tests
 // compare every field with the general parser's.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
 static_assert(offsetof(PacketMeta, in_port) == 0 && offsetof(PacketMeta, out_port) == 2 &&
