@@ -76,6 +76,13 @@ inline bool ipv4_header_sum_ok(const rte_mbuf* m, const uint8_t* ip, uint32_t ih
   return sum % 0xFFFF == 0;
 }
 
+// What the fast shape's metadata is made of, read from the frame in one go.
+struct FastFields {
+  uint32_t flow_hash, dest_qp, psn;  // dest_qp, psn and opcode are 0 unless RoCE
+  uint32_t dst_be;                   // destination address as it sits in the frame
+  uint8_t tos, flags, opcode, ttl;
+};
+
 // The fast shape's metadata, stored as five little-endian words built in registers: the fields
 // are mostly constants and a few packed bytes, which a template copied and then patched field
 // by field stored twice over. The layout is pinned here; the parser tests
@@ -93,37 +100,29 @@ static_assert(offsetof(PacketMeta, in_port) == 0 && offsetof(PacketMeta, out_por
 static_assert(static_cast<uint8_t>(DropReason::None) == 0);
 // group, tc and queue are what the route lookup and classification give later in the general
 // path (0 until then); the fast path has them before it stores anything.
-[[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, uint16_t in_port, uint32_t flow_hash, uint8_t tos,
-                                                   uint8_t flags, uint8_t opcode, uint32_t dest_qp, uint32_t psn,
-                                                   uint16_t group = 0, uint8_t tc = 0, uint8_t queue = 0) {
+[[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, const FastFields& f, uint16_t group = 0,
+                                                   uint8_t tc = 0, uint8_t queue = 0) {
   constexpr uint64_t kW0 = uint64_t{kInvalidPort} << 16 | uint64_t{sizeof(rte_ether_hdr)} << 32 |
                            uint64_t{sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr)} << 48;
-  const uint64_t w0 = kW0 | in_port;
-  const uint64_t w1 = flow_hash;  // nexthop 0
+  const uint64_t w0 = kW0 | pm.in_port;  // in_port is kept
+  const uint64_t w1 = f.flow_hash;  // nexthop 0
   // group, l3, flags, pcp 0, dscp, ecn, tc
-  const uint64_t w2 = uint64_t{group} | uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{flags} << 24 |
-                      uint64_t{static_cast<uint8_t>(tos >> 2)} << 40 | uint64_t{static_cast<uint8_t>(tos & 3)} << 48 |
+  const uint64_t w2 = uint64_t{group} | uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{f.flags} << 24 |
+                      uint64_t{static_cast<uint8_t>(f.tos >> 2)} << 40 | uint64_t{static_cast<uint8_t>(f.tos & 3)} << 48 |
                       uint64_t{tc} << 56;
   // queue, ip_proto, bth_opcode, drop_reason None, dest_qp
-  const uint64_t w3 = uint64_t{queue} | uint64_t{IPPROTO_UDP} << 8 | uint64_t{opcode} << 16 | uint64_t{dest_qp} << 32;
+  const uint64_t w3 = uint64_t{queue} | uint64_t{IPPROTO_UDP} << 8 | uint64_t{f.opcode} << 16 | uint64_t{f.dest_qp} << 32;
   auto* b = reinterpret_cast<uint8_t*>(&pm);
   __builtin_memcpy(b, &w0, 8);
   __builtin_memcpy(b + 8, &w1, 8);
   __builtin_memcpy(b + 16, &w2, 8);
   __builtin_memcpy(b + 24, &w3, 8);
-  __builtin_memcpy(b + 32, &psn, 4);
+  __builtin_memcpy(b + 32, &f.psn, 4);
 }
 
 // Burst tallies kept in registers by the callers (every fast packet is IPv4 and UDP).
 struct FastTally {
   uint32_t ipv4 = 0, roce = 0, cnp = 0;
-};
-
-// What the fast shape's metadata is made of, read from the frame in one go.
-struct FastFields {
-  uint32_t flow_hash, dest_qp, psn;  // dest_qp, psn and opcode are 0 unless RoCE
-  uint32_t dst_be;                   // destination address as it sits in the frame
-  uint8_t tos, flags, opcode, ttl;
 };
 
 // Returns true and fills `f` when the frame has the fast shape; touches no metadata. Always
@@ -164,11 +163,6 @@ struct FastFields {
   t.roce += roce;
   t.cnp += cnp;
   return true;
-}
-
-[[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, const FastFields& f, uint16_t group = 0,
-                                                   uint8_t tc = 0, uint8_t queue = 0) {
-  store_fast_meta(pm, pm.in_port, f.flow_hash, f.tos, f.flags, f.opcode, f.dest_qp, f.psn, group, tc, queue);
 }
 
 // Fills the metadata (keeping in_port) and returns true when the frame has the fast shape.
