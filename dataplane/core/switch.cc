@@ -10,6 +10,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "dataplane/core/mbuf_pool.h"
 #include "dataplane/io/ethdev_port.h"
 #include "pipelines_embedded.h"
 
@@ -53,8 +54,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   // allocated and freed within the cache, never through the shared ring; but together (each
   // may hold 1.5 x its size) they keep at most about a fifth of a small pool.
   const unsigned cache = std::min<unsigned>(RTE_MEMPOOL_CACHE_MAX_SIZE, cfg.mbufs / (8 * (cfg.workers + 1)));
-  pool_ = rte_pktmbuf_pool_create(unique("rs_pool").c_str(), cfg.mbufs, cache, kMbufPrivSize,
-                                  RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  pool_ = create_mbuf_pool({.name = unique("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize});
   if (!pool_) throw std::runtime_error(fmt::format("mbuf pool: {}", rte_strerror(rte_errno)));
   try {
     std::vector<PortLosslessConfig> lossless;
