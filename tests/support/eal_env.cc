@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/core/mbuf_pool.h"
 #include "dataplane/core/packet_meta.h"
 
 namespace rs::test {
@@ -31,7 +32,8 @@ void init_test_eal(const std::vector<std::string>& extra) {
     std::fprintf(stderr, "test: EAL init failed\n");
     std::exit(1);
   }
-  g_pool = rte_pktmbuf_pool_create("test_pool", 8191, 256, kMbufPrivSize, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  // The switch's own pool layout, so tests and benchmarks see the production mbufs.
+  g_pool = create_mbuf_pool({.name = "test_pool", .mbufs = 8191, .cache = 256, .priv_size = kMbufPrivSize});
   if (!g_pool) {
     std::fprintf(stderr, "test: mbuf pool creation failed\n");
     std::exit(1);
