@@ -61,7 +61,7 @@ class EgressPort {
   // Takes ownership: queues the packet or drops it with a counted reason. Inline: it runs once
   // per packet from tm_enqueue, so it touches only owner-private fields; the shared counters
   // are published once per transmit() (or by publish_counters()).
-  void enqueue(rte_mbuf* m, WorkerContext& ctx) {
+  [[gnu::always_inline]] void enqueue(rte_mbuf* m, WorkerContext& ctx) {
     const int q = meta(m).queue & 7;
     // Lossless PGs, WRED, dynamic thresholds, a pool that can fill or a watchdog action: the
     // full admission below. Otherwise (plain lossy queues, the line-rate case) only the

@@ -69,6 +69,7 @@ class Fib {
     return true;
   }
   const NextHopGroup& group(uint32_t id) const { return groups_[id]; }
+  const NextHopGroup* group_table() const { return groups_.data(); }
   const NextHop& nexthop(uint32_t id) const { return nexthops_[id]; }
   const NextHop* nexthop_table() const { return nexthops_.data(); }
   std::size_t num_groups() const { return groups_.size(); }

@@ -17,6 +17,7 @@ class EcmpHash final : public RoutingPolicy {
       nh[i] = g.table[m[i]->flow_hash & g.mask];
     }
   }
+  bool hash_table_only() const override { return true; }
 };
 
 REGISTER_ROUTING_POLICY(EcmpHash, "ecmp_hash");

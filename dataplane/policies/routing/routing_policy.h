@@ -32,6 +32,10 @@ class RoutingPolicy {
                             uint32_t* nh) {
     for (uint16_t i = 0; i < n; ++i) nh[i] = select(*m[i], fib.group(m[i]->group), load, now_ns);
   }
+  // True only for a policy whose select() is exactly g.table[m.flow_hash & g.mask] (plain
+  // ECMP): the ipv4_fastpath stage then looks the member up inline, one packet at a time,
+  // instead of a select_burst call per chunk and a second pass over the chunk.
+  virtual bool hash_table_only() const { return false; }
 };
 
 using RoutingPolicyFactory = std::unique_ptr<RoutingPolicy> (*)(uint32_t seed);

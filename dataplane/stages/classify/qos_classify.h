@@ -25,15 +25,13 @@ class TcQueueMap {
   [[gnu::always_inline]] TcQueue classify(uint8_t flags, uint8_t pcp, uint8_t dscp, unsigned& report) const {
     // PCP trust only applies to tagged frames; untagged ones fall back to DSCP.
     const bool by_pcp = (flags & pcp_flag_) != 0;
-    TcQueue tq = by_pcp ? pcp_pair_[pcp] : dscp_pair_[dscp];  // the parser keeps pcp < 8, dscp < 64
     report = by_pcp ? kByPcp : 0;
-    // CNPs carry the congestion signal back to the sender: they skip the data queues (whose
-    // depth is the congestion being reported) for a strict queue, whatever their DSCP says.
-    if ((flags & meta_flag::kCnp) && maps_.cnp_queue >= 0) [[unlikely]] {
-      tq.queue = static_cast<uint8_t>(maps_.cnp_queue);
-      report |= kCnpSteered;
-    }
-    return tq;
+    return steer_cnp(flags, by_pcp ? pcp_pair_[pcp] : dscp_pair_[dscp], report);  // the parser keeps pcp < 8, dscp < 64
+  }
+  // classify() for an untagged frame, which PCP trust never applies to (one test less).
+  [[gnu::always_inline]] TcQueue classify_untagged(uint8_t flags, uint8_t dscp, unsigned& report) const {
+    report = 0;
+    return steer_cnp(flags, dscp_pair_[dscp], report);
   }
   [[gnu::always_inline]] unsigned apply(PacketMeta& pm) const {
     unsigned report;
@@ -46,6 +44,15 @@ class TcQueueMap {
   // tc and queue are adjacent in PacketMeta: one pair is one 16-bit store.
   static_assert(offsetof(PacketMeta, queue) == offsetof(PacketMeta, tc) + 1);
   TcQueue pair_of(uint8_t tc) const;
+  // CNPs carry the congestion signal back to the sender: they skip the data queues (whose
+  // depth is the congestion being reported) for a strict queue, whatever their DSCP says.
+  [[gnu::always_inline]] TcQueue steer_cnp(uint8_t flags, TcQueue tq, unsigned& report) const {
+    if ((flags & meta_flag::kCnp) && maps_.cnp_queue >= 0) [[unlikely]] {
+      tq.queue = static_cast<uint8_t>(maps_.cnp_queue);
+      report |= kCnpSteered;
+    }
+    return tq;
+  }
 
   QosMaps maps_;
   uint8_t pcp_flag_;  // meta_flag::kVlan under PCP trust, else 0

@@ -15,17 +15,35 @@ Ipv4Fastpath::Ipv4Fastpath(const StageEnv& env)
     : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
 
 void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  // Plain ECMP everywhere (the usual configuration): the member is one more load, taken inline.
+  const int uniform = ctx.fib->uniform_policy();
+  if (uniform >= 0 && ctx.policies[uniform]->hash_table_only()) run<true>(in, next, ctx);
+  else run<false>(in, next, ctx);
+}
+
+template <bool kInlineEcmp>
+void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const Fib& fib = *ctx.fib;
   const NextHop* nexthops = fib.nexthop_table();
   // Loaded once, not after every byte store to a frame or to next[] (which may alias them).
   const std::size_t num_nexthops = fib.num_nexthops();
+  const NextHopGroup* groups = fib.group_table();
   const Fib::V4View v4 = fib.v4_view();
   const uint32_t seed = seed_;
+  const uint16_t num_ports = ctx.num_ports;
   const uint16_t n = in.n;
   uint32_t fast = 0, cnp = 0, local = 0, bad = 0;
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
-  // A chunk at a time, so that pass 2 finds each packet's page still in the L1 TLB and its
-  // lines in L1: a whole burst's pages do not fit (4 KiB pages under --no-huge).
+  // Rewrite and queue one routed packet whose egress port is valid.
+  auto forward = [&](rte_mbuf* m, uint32_t nh, uint16_t port) {
+    uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
+    rewrite_macs(frame, &nexthops[nh].mac, &ctx.port_mac[port]);
+    decrement_ttl_ipv4(frame + sizeof(rte_ether_hdr));
+    local += enqueue_one(m, port, ctx);
+  };
+  // A chunk at a time, so that the packets' pages are still in the L1 TLB and their lines in
+  // L1 when the chunk's second pass (when there is one) rewrites them: a whole burst's pages
+  // do not fit (4 KiB pages under --no-huge).
   // The mbufs come from the rx burst of a PMD that touched many other pages since writing
   // them: their translations are gone from the TLB. Prefetching each chunk's mbuf headers two
   // chunks ahead and frames one chunk ahead overlaps those page walks (as l3fwd does).
@@ -48,7 +66,7 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     }
     PacketMeta* pm[kChunk];
     uint16_t k = 0;
-    // Pass 1: parse, classify, route.
+    // Parse, classify, route (and with inline ECMP: choose, rewrite, queue).
     for (uint16_t i = base; i < end; ++i) {
       rte_mbuf* m = in.pkts[i];
       parse::FastFields f;
@@ -59,34 +77,49 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       next[i] = take ? kNextConsumed : uint8_t{Slow};
       if (!take) [[unlikely]]
         continue;
-      // Parse, classify and route results in one store of the metadata.
+      ++fast;
       unsigned report;
-      const TcQueueMap::TcQueue tq = map_.classify(f.flags, 0, f.tos >> 2, report);
+      const TcQueueMap::TcQueue tq = map_.classify_untagged(f.flags, f.tos >> 2, report);
       cnp += (report & TcQueueMap::kCnpSteered) != 0;
       PacketMeta& p = meta(m);
-      parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
-      pm[k++] = &p;
-    }
-    uint32_t nh[kChunk];
-    select_nexthops(pm, k, ctx, nh);
-    // Pass 2: next hop, rewrite, enqueue.
-    for (uint16_t j = 0; j < k; ++j) {
-      rte_mbuf* m = mbuf_of(pm[j]);
-      const uint16_t port = nexthop_port(nexthops, num_nexthops, nh[j], ctx.num_ports);
-      if (port == kInvalidPort) [[unlikely]] {
-        pm[j]->drop_reason = DropReason::BadNextHop;
-        next[std::find(&in.pkts[base], &in.pkts[end], m) - in.pkts] = kNextDrop;
-        ++bad;
-        continue;
+      if constexpr (kInlineEcmp) {
+        // EcmpHash::select, inline; parse, classify, route and member in one metadata store.
+        const NextHopGroup& g = groups[group];
+        const uint32_t nh = g.table[f.flow_hash & g.mask];
+        const uint16_t port = nexthop_port(nexthops, num_nexthops, nh, num_ports);
+        if (port == kInvalidPort) [[unlikely]] {
+          parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
+          p.drop_reason = DropReason::BadNextHop;
+          next[i] = kNextDrop;
+          ++bad;
+          continue;
+        }
+        parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue, port, nh);
+        forward(m, nh, port);
+      } else {
+        // Parse, classify and route results in one store of the metadata; the policy reads it.
+        parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
+        pm[k++] = &p;
       }
-      pm[j]->nexthop = nh[j];
-      pm[j]->out_port = port;
-      uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
-      rewrite_macs(frame, &nexthops[nh[j]].mac, &ctx.port_mac[port]);
-      decrement_ttl_ipv4(frame + sizeof(rte_ether_hdr));
-      local += enqueue_one(m, port, ctx);
     }
-    fast += k;
+    if constexpr (!kInlineEcmp) {
+      uint32_t nh[kChunk];
+      select_nexthops(pm, k, ctx, nh);
+      // Second pass: next hop, rewrite, enqueue.
+      for (uint16_t j = 0; j < k; ++j) {
+        rte_mbuf* m = mbuf_of(pm[j]);
+        const uint16_t port = nexthop_port(nexthops, num_nexthops, nh[j], num_ports);
+        if (port == kInvalidPort) [[unlikely]] {
+          pm[j]->drop_reason = DropReason::BadNextHop;
+          next[std::find(&in.pkts[base], &in.pkts[end], m) - in.pkts] = kNextDrop;
+          ++bad;
+          continue;
+        }
+        pm[j]->nexthop = nh[j];
+        pm[j]->out_port = port;
+        forward(m, nh[j], port);
+      }
+    }
   }
   // Every packet queued or handed off: the pipeline need not scan next[].
   if (fast == n && bad == 0) ctx.single_next = kNextConsumed;

@@ -1,16 +1,18 @@
 // The straight-through path for the one shape a RoCE fabric carries almost exclusively:
 // untagged IPv4/UDP with a route. It does what parser, qos_classify, ipv4_lpm, nexthop_group,
 // egress_rewrite and tm_enqueue do, with the same inline code (ipv4_udp_fast_fields +
-// store_fast_meta, TcQueueMap::classify, Fib::V4View::lookup, select_nexthops, rewrite_macs +
-// decrement_ttl_ipv4, enqueue_one), so both
-// paths leave a packet in the same state (tests/unit/stages/ipv4_fastpath_test.cc compares
-// them). Anything else (IPv6, VLAN tags, MAC control, options, fragments, malformed frames,
-// no route, TTL <= 1) goes on untouched to the general stages, which name every drop. Within
-// a burst, fast packets reach their egress queues before the slow ones.
+// store_fast_meta, TcQueueMap::classify_untagged, Fib::V4View::lookup, select_nexthops,
+// rewrite_macs + decrement_ttl_ipv4, enqueue_one), so both paths leave a packet in the same
+// state (tests/unit/stages/ipv4_fastpath_test.cc compares them). Anything else (IPv6, VLAN
+// tags, MAC control, options, fragments, malformed frames, no route, TTL <= 1) goes on
+// untouched to the general stages, which name every drop. Within a burst, fast packets reach
+// their egress queues before the slow ones.
 // Why it exists: each stage is a pass over the burst that re-reads every packet's mbuf,
 // metadata and frame, and under --no-huge (4 KiB pages) a burst's pages do not fit the L1
-// TLB, so a pass costs about 10 ns per packet whatever it computes. Here a burst is two short
-// passes per chunk of 8 packets (perf/README.md has the figures).
+// TLB, so a pass costs about 10 ns per packet whatever it computes. Here each packet is
+// handled start to end in one pass when every group uses plain ECMP (a policy that says
+// hash_table_only()); with other policies, a chunk of 8 packets takes two short passes
+// around one select_burst call (perf/README.md has the figures).
 #pragma once
 #include "dataplane/core/stage.h"
 #include "dataplane/stages/classify/qos_classify.h"
@@ -32,6 +34,8 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
  private:
   static constexpr uint16_t kChunk = 8;
   static constexpr uint16_t kMbufAhead = 2 * kChunk, kFrameAhead = kChunk;  // prefetch distances
+  template <bool kInlineEcmp>
+  void run(Burst& in, uint8_t* next, WorkerContext& ctx);
   uint32_t seed_;  // the parser's, so flow hashes (and ECMP choices) agree between the paths
   TcQueueMap map_;
 };

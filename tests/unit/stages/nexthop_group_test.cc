@@ -386,6 +386,29 @@ TEST_P(RoutingPolicyContract, SelectBurstAnswersAsSelect) {
   EXPECT_EQ(mismatches, 0) << GetParam();
 }
 
+TEST_P(RoutingPolicyContract, HashTableOnlyMeansTheTableSlotOfTheFlowHash) {
+  // ipv4_fastpath skips select() for a policy that says it is plain ECMP: the claim must hold
+  // for every packet, or the fast path and nexthop_group would choose differently.
+  auto policy = entry_.make(7);
+  ASSERT_NE(policy, nullptr);
+  if (!policy->hash_table_only()) GTEST_SKIP() << GetParam() << " does not claim it";
+  const NextHopGroup& g = fib_.group(gid_);
+  PortLoad load;
+  int differ = 0;
+  for (const auto& x : inputs(20'000)) {
+    load.queued_bytes[x.loaded_port].set(x.loaded_bytes);
+    differ += policy->select(x.m, g, load, x.now_ns) != g.table[x.m.flow_hash & g.mask];
+  }
+  EXPECT_EQ(differ, 0) << GetParam();
+}
+
+TEST(RoutingPolicyRegistry, EcmpHashIsHashTableOnly) {
+  // The line-rate configuration's policy: without the claim the fast path takes two passes.
+  const int id = RoutingPolicyRegistry::find("ecmp_hash");
+  ASSERT_GE(id, 0);
+  EXPECT_TRUE(RoutingPolicyRegistry::all()[static_cast<std::size_t>(id)].make(1)->hash_table_only());
+}
+
 TEST_P(RoutingPolicyContract, WorksThroughTheStage) {
   // The same policy behind the NexthopGroup stage: every packet forwarded to a group port.
   TestWorld w{8};
