@@ -48,6 +48,9 @@ uint32_t Fib::add_group(NextHopGroup g) {
   }
   if ((g.table.size() & (g.table.size() - 1)) != 0)
     throw std::runtime_error(fmt::format("group '{}': table size {} is not a power of two", g.name, g.table.size()));
+  // ipv4_fastpath trusts a table slot as a next-hop index (plain ECMP, looked up inline).
+  for (uint32_t t : g.table)
+    if (t >= nexthops_.size()) throw std::runtime_error(fmt::format("group '{}': bad next hop {} in its table", g.name, t));
   g.mask = static_cast<uint32_t>(g.table.size() - 1);
   uniform_policy_ = groups_.empty() || uniform_policy_ == g.policy ? g.policy : -1;
   groups_.push_back(std::move(g));

@@ -85,8 +85,9 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
       if constexpr (kInlineEcmp) {
         // EcmpHash::select, inline; parse, classify, route and member in one metadata store.
         const NextHopGroup& g = groups[group];
-        const uint32_t nh = g.table[f.flow_hash & g.mask];
-        const uint16_t port = nexthop_port(nexthops, num_nexthops, nh, num_ports);
+        const uint32_t nh = g.table[f.flow_hash & g.mask];  // < num_nexthops (Fib::add_group checks)
+        const uint16_t hop_port = nexthops[nh].port;
+        const uint16_t port = hop_port < num_ports ? hop_port : kInvalidPort;
         if (port == kInvalidPort) [[unlikely]] {
           parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
           p.drop_reason = DropReason::BadNextHop;

@@ -67,9 +67,12 @@ inline uint32_t flow_crc32c_u8(uint8_t data, uint32_t init) {
 // zero (the version nibble is not), and the compiler turns "% 0xFFFF == 0" into one multiply
 // and one compare instead of four folds.
 inline bool ipv4_header_sum_ok(const rte_mbuf* m, const uint8_t* ip, uint32_t ihl) {
-  const uint64_t flags = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-  if (flags == RTE_MBUF_F_RX_IP_CKSUM_GOOD) return true;  // the NIC already checked it
-  if (flags == RTE_MBUF_F_RX_IP_CKSUM_BAD) return false;
+  // Software ports (pcap, ring, af_packet) say UNKNOWN (0): one test for them. NONE (the sum
+  // in the frame is not filled in) is checked like UNKNOWN, since the switch forwards it as is.
+  if (const uint64_t flags = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK; flags != 0) [[unlikely]] {
+    if (flags == RTE_MBUF_F_RX_IP_CKSUM_GOOD) return true;  // the NIC already checked it
+    if (flags == RTE_MBUF_F_RX_IP_CKSUM_BAD) return false;
+  }
   if (ihl != 20) return rte_raw_cksum(ip, ihl) == 0xFFFF;
   const uint64_t sum = uint64_t{load_le32(ip)} + load_le32(ip + 4) + load_le32(ip + 8) + load_le32(ip + 12) +
                        load_le32(ip + 16);

@@ -402,6 +402,27 @@ TEST_P(RoutingPolicyContract, HashTableOnlyMeansTheTableSlotOfTheFlowHash) {
   EXPECT_EQ(differ, 0) << GetParam();
 }
 
+TEST(NexthopGroupTable, FibRejectsATableNamingANextHopItDoesNotHave) {
+  // The fast path reads a table slot as a next-hop index without a bounds check.
+  Fib fib;
+  const uint32_t a = fib.add_nexthop({1, mac(member_mac(1))});
+  NextHopGroup good;
+  good.name = "good";
+  good.members = {a};
+  good.table = {a, a};
+  EXPECT_NO_THROW(fib.add_group(good));
+  NextHopGroup bad = good;
+  bad.name = "bad";
+  bad.table = {a, a + 1};
+  try {
+    fib.add_group(bad);
+    ADD_FAILURE() << "a table slot past the next hops was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("group 'bad': bad next hop 1 in its table"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fib.num_groups(), 1u) << "nothing half-added";
+}
+
 TEST(RoutingPolicyRegistry, EcmpHashIsHashTableOnly) {
   // The line-rate configuration's policy: without the claim the fast path takes two passes.
   const int id = RoutingPolicyRegistry::find("ecmp_hash");

@@ -3,12 +3,14 @@
 // length check can read past the bytes actually present.
 #include "dataplane/stages/parse/parser.h"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include "dataplane/stages/parse/ipv4_udp_fast.h"
 #include "tests/support/stage_harness.h"
 #include "tests/unit/stages/stage_test_util.h"
 
@@ -337,6 +339,42 @@ TEST(Parser, Ipv4BadHeaderChecksum) {
   rte_pktmbuf_free(m);
   // And the untouched header still passes.
   EXPECT_EQ(parse(p, Eth{} / Ipv4{} / Udp{} / Payload::of_size(20)).edge, Parser::Ip);
+}
+
+TEST(Parser, Ipv4ChecksumAsTheNicReportedIt) {
+  // A NIC's verdict stands (GOOD accepts a sum it checked, BAD drops); UNKNOWN (software ports)
+  // and NONE (sum not filled in, forwarded as is) are checked in software. Through the
+  // general parser and the fast shape's parse (a RoCE frame), which share the check.
+  const auto good = (Eth{} / Ipv4{} / Udp{.dport = 4791} / Bth{} / Payload::of_size(20)).bytes();
+  const auto sum = static_cast<uint16_t>(good[24] << 8 | good[25]);
+  const PacketSpec wrong = Eth{} / Ipv4{.checksum = static_cast<uint16_t>(sum ^ 0x0100)} / Udp{.dport = 4791} / Bth{} /
+                           Payload::of_size(20);
+  const PacketSpec right = Eth{} / Ipv4{} / Udp{.dport = 4791} / Bth{} / Payload::of_size(20);
+  struct Case {
+    uint64_t flags;
+    bool correct_sum, accepted;
+  };
+  const Case cases[] = {
+      {RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, true, true}, {RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, false, false},
+      {RTE_MBUF_F_RX_IP_CKSUM_GOOD, false, true},   {RTE_MBUF_F_RX_IP_CKSUM_BAD, true, false},
+      {RTE_MBUF_F_RX_IP_CKSUM_NONE, true, true},    {RTE_MBUF_F_RX_IP_CKSUM_NONE, false, false},
+  };
+  Parser p{StageEnv{}};
+  for (const Case& c : cases) {
+    const auto bytes = (c.correct_sum ? right : wrong).bytes();
+    rte_mbuf* m = raw_mbuf(bytes);
+    ASSERT_NE(m, nullptr);
+    m->ol_flags |= c.flags;
+    const std::string what = fmt::format("ol_flags {:#x}, sum {}", c.flags, c.correct_sum ? "right" : "wrong");
+    parse::FastFields f;
+    parse::FastTally t;
+    EXPECT_EQ(parse::ipv4_udp_fast_fields(m, 0, f, t), c.accepted) << what;
+    EXPECT_EQ(p.parse_one(m), c.accepted ? uint8_t{Parser::Ip} : kNextDrop) << what;
+    if (!c.accepted) {
+      EXPECT_EQ(meta(m).drop_reason, DropReason::BadIpv4Checksum) << what;
+    }
+    rte_pktmbuf_free(m);
+  }
 }
 
 // --- Malformed UDP / BTH / IPv6 ---------------------------------------------------------------
