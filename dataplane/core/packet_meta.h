@@ -1,5 +1,8 @@
 // Per-packet metadata in the mbuf private area: written by the parser and the stages, read by
-// the traffic manager. Kept within one cache line (the mbuf's third).
+// the traffic manager. Kept within one cache line (the mbuf's third). One exception: a packet
+// that ipv4_fastpath queues on a local port whose admission reads no metadata
+// (EgressPort::reads_metadata) carries none but in_port, since nothing past the queue reads
+// it; code that starts reading metadata after the queue must make that port report true.
 #pragma once
 #include <rte_mbuf.h>
 

@@ -70,6 +70,16 @@ class EgressPort {
       enqueue_full(m, q, ctx);
       return;
     }
+    enqueue_lossy(m, q, ctx);
+  }
+  // Whether enqueue() reads more of a packet's metadata than its queue. When it does not, no
+  // code after the queue reads the metadata either (transmit reads it only to release PGs,
+  // which full admission tracks): the fast path may then queue a packet without storing it.
+  bool reads_metadata() const { return full_admission_; }
+  const PacketFifo& fifo(int q) const { return q_[q]; }  // what is queued, for tests
+  // enqueue() without full admission, for a caller that checked reads_metadata() and has the
+  // queue in a register.
+  [[gnu::always_inline]] void enqueue_lossy(rte_mbuf* m, int q, WorkerContext& ctx) {
     PacketFifo& f = q_[q];
     const uint32_t len = m->pkt_len;
     if (!f.fits(len)) [[unlikely]] {

@@ -40,6 +40,7 @@ class PacketFifo {
   uint32_t packets() const { return tail_ - head_; }
   uint64_t bytes() const { return bytes_; }
   rte_mbuf* front() const { return slots_[head_ & mask_]; }
+  rte_mbuf* at(uint32_t i) const { return slots_[(head_ + i) & mask_]; }  // i < packets(), 0 = front
 
   void push(rte_mbuf* m) { push(m, m->pkt_len); }
   void push(rte_mbuf* m, uint32_t pkt_len) {  // pkt_len: the caller has it in a register

@@ -31,15 +31,17 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const Fib::V4View v4 = fib.v4_view();
   const uint32_t seed = seed_;
   const uint16_t num_ports = ctx.num_ports;
+  const uint8_t* owner = ctx.port_owner;
+  EgressPort* const* egress = ctx.egress;
+  const uint16_t worker = ctx.worker;
   const uint16_t n = in.n;
   uint32_t fast = 0, cnp = 0, local = 0, bad = 0;
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
-  // Rewrite and queue one routed packet whose egress port is valid.
-  auto forward = [&](rte_mbuf* m, uint32_t nh, uint16_t port) {
+  // The rewrite of a routed packet whose egress port is valid.
+  auto rewrite = [&](rte_mbuf* m, uint32_t nh, uint16_t port) {
     uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
     rewrite_macs(frame, &nexthops[nh].mac, &ctx.port_mac[port]);
     decrement_ttl_ipv4(frame + sizeof(rte_ether_hdr));
-    local += enqueue_one(m, port, ctx);
   };
   // A chunk at a time, so that the packets' pages are still in the L1 TLB and their lines in
   // L1 when the chunk's second pass (when there is one) rewrites them: a whole burst's pages
@@ -83,7 +85,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
       cnp += (report & TcQueueMap::kCnpSteered) != 0;
       PacketMeta& p = meta(m);
       if constexpr (kInlineEcmp) {
-        // EcmpHash::select, inline; parse, classify, route and member in one metadata store.
+        // EcmpHash::select, inline.
         const NextHopGroup& g = groups[group];
         const uint32_t nh = g.table[f.flow_hash & g.mask];  // < num_nexthops (Fib::add_group checks)
         const uint16_t hop_port = nexthops[nh].port;
@@ -95,8 +97,20 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           ++bad;
           continue;
         }
+        rewrite(m, nh, port);
+        if (owner[port] == worker) {
+          EgressPort* e = egress[port];
+          if (!e->reads_metadata()) [[likely]] {
+            // Nothing past this port's queue reads metadata, and no policy was asked: the
+            // packet is queued without any being stored.
+            e->enqueue_lossy(m, tq.queue & 7, ctx);
+            ++local;
+            continue;
+          }
+        }
+        // Parse, classify, route and member results in one store of the metadata.
         parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue, port, nh);
-        forward(m, nh, port);
+        local += enqueue_one(m, port, ctx);
       } else {
         // Parse, classify and route results in one store of the metadata; the policy reads it.
         parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
@@ -118,7 +132,8 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         }
         pm[j]->nexthop = nh[j];
         pm[j]->out_port = port;
-        forward(m, nh[j], port);
+        rewrite(m, nh[j], port);
+        local += enqueue_one(m, port, ctx);
       }
     }
   }

@@ -3,7 +3,8 @@
 // egress_rewrite and tm_enqueue do, with the same inline code (ipv4_udp_fast_fields +
 // store_fast_meta, TcQueueMap::classify_untagged, Fib::V4View::lookup, select_nexthops,
 // rewrite_macs + decrement_ttl_ipv4, enqueue_one), so both paths leave a packet in the same
-// state (tests/unit/stages/ipv4_fastpath_test.cc compares them). Anything else (IPv6, VLAN
+// state: the same frame in the same queue, with the same metadata wherever anything reads it
+// (tests/unit/stages/ipv4_fastpath_test.cc compares them). Anything else (IPv6, VLAN
 // tags, MAC control, options, fragments, malformed frames, no route, TTL <= 1) goes on
 // untouched to the general stages, which name every drop. Within a burst, fast packets reach
 // their egress queues before the slow ones.
@@ -11,8 +12,10 @@
 // metadata and frame, and under --no-huge (4 KiB pages) a burst's pages do not fit the L1
 // TLB, so a pass costs about 10 ns per packet whatever it computes. Here each packet is
 // handled start to end in one pass when every group uses plain ECMP (a policy that says
-// hash_table_only()); with other policies, a chunk of 8 packets takes two short passes
-// around one select_burst call (perf/README.md has the figures).
+// hash_table_only()), and queued without storing its metadata when its egress port is local
+// and reads none (no routing policy needs it then either); with other policies, a chunk of 8
+// packets takes two short passes around one select_burst call (perf/README.md has the
+// figures).
 #pragma once
 #include "dataplane/core/stage.h"
 #include "dataplane/stages/classify/qos_classify.h"

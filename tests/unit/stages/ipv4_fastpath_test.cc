@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dataplane/core/pipeline.h"
+#include "dataplane/mmu/shared_buffer.h"
 #include "dataplane/queues/egress_port.h"
 #include "dataplane/tables/qos_maps.h"
 #include "pipelines_embedded.h"
@@ -100,7 +101,9 @@ constexpr Owners kAllRemote = {1, 2, 3, 4};
 // Egress ports have no Port behind them: packets stay queued where the test can read them.
 class Rig {
  public:
-  Rig(bool fast, const Owners& owners = kAllLocal, bool mirror = false) {
+  // full_admission: egress ports on a shared pool that can fill, so their admission reads each
+  // packet's metadata.
+  Rig(bool fast, const Owners& owners = kAllLocal, bool mirror = false, bool full_admission = false) {
     PipelineSpec s = parse_pipeline(kPipelineL3Roce, "l3_roce.yaml");
     EXPECT_EQ(s.nodes.at(0).name, "ipv4_fastpath");
     if (!fast) s.nodes.erase(s.nodes.begin());
@@ -114,7 +117,17 @@ class Rig {
     add_routes(w, mirror_policy);
     w.ctx.fib = w.fib.get();
     for (uint16_t p = 0; p < kPorts; ++p) {
-      egress[p] = std::make_unique<EgressPort>(p, nullptr, EgressConfig{}, 0);
+      if (full_admission) {
+        if (!sb) {
+          MmuConfig mc;
+          mc.pool.size = 1u << 20;
+          sb = std::make_unique<SharedBuffer>(mc, std::vector<PortLosslessConfig>(kPorts), 1, uint64_t{1} << 30);
+        }
+        egress[p] = std::make_unique<EgressPort>(p, nullptr, EgressConfig{}, 0, sb.get(), 0, PortLosslessConfig{},
+                                                 test_pool());
+      } else {
+        egress[p] = std::make_unique<EgressPort>(p, nullptr, EgressConfig{}, 0);
+      }
       egress_ptrs[p] = egress[p].get();
       w.port_owner[p] = owners[p];
     }
@@ -174,6 +187,17 @@ class Rig {
       for (auto n : drops(p)) s += n;
     return s;
   }
+  // Where each queued packet sits: (port, queue). The metadata cannot say for the fast
+  // path's packets on lossy local ports, which it queues without storing any.
+  std::map<const rte_mbuf*, std::pair<uint16_t, uint8_t>> placement() const {
+    std::map<const rte_mbuf*, std::pair<uint16_t, uint8_t>> at;
+    for (uint16_t p = 0; p < kPorts; ++p)
+      for (uint8_t q = 0; q < 8; ++q) {
+        const PacketFifo& f = egress[p]->fifo(q);
+        for (uint32_t i = 0; i < f.packets(); ++i) at[f.at(i)] = {p, q};
+      }
+    return at;
+  }
   uint64_t queued() const {
     uint64_t s = 0;
     for (auto& e : egress) s += e->queued_packets();
@@ -181,6 +205,7 @@ class Rig {
   }
 
   TestWorld w{kPorts};
+  std::unique_ptr<SharedBuffer> sb;
   std::unique_ptr<Pipeline> pipe;
   std::unique_ptr<EgressPort> egress[kPorts];
   EgressPort* egress_ptrs[kMaxPorts] = {};
@@ -334,24 +359,35 @@ TEST_P(Ipv4FastpathEquivalence, SameFramesMetaPortAndQueueAsTheGeneralStages) {
       ASSERT_EQ(slow.handed.size(), n);
     }
 
+    // On lossy local ports (these rigs') the fast path queues with plain ECMP without storing
+    // metadata, since nothing past the queue reads it; with another policy, or for a handoff
+    // (the owner reads it), it stores it all.
+    const bool fast_meta = !local || mode.mirror;
+    const auto fplace = fast.placement(), splace = slow.placement();
     std::map<std::pair<uint16_t, uint8_t>, uint64_t> per_queue;  // (port, queue) -> packets
     std::set<uint16_t> four_way_ports;
     for (std::size_t i = 0; i < n; ++i) {
       SCOPED_TRACE(fmt::format("frame {} (dscp {}, cnp {}, ttl {})", i, frames[i].dscp, frames[i].cnp, frames[i].ttl));
       const auto fb = mbuf_bytes(fv[i]), sb = mbuf_bytes(sv[i]);
       EXPECT_EQ(fb, sb) << "output frames differ";
-      const PacketMeta& fm = meta(fv[i]);
-      expect_same_meta(fm, meta(sv[i]));
+      const PacketMeta& sm = meta(sv[i]);  // the general stages' metadata, always stored
+      if (fast_meta) expect_same_meta(meta(fv[i]), sm);
+      if (local) {
+        // Each packet sits in the queue the general stages chose for it, in both rigs.
+        ASSERT_EQ(fplace.count(fv[i]), 1u) << "not queued";
+        EXPECT_EQ(fplace.at(fv[i]), std::make_pair(sm.out_port, sm.queue)) << "fast path's port and queue";
+        EXPECT_EQ(splace.at(sv[i]), std::make_pair(sm.out_port, sm.queue));
+      }
       // What both paths must have done, stated independently of either.
-      ASSERT_LT(fm.out_port, kPorts);
-      EXPECT_EQ(fm.queue, expected_queue(frames[i].dscp, frames[i].cnp));
-      EXPECT_EQ(fm.in_port, kInPort);
+      ASSERT_LT(sm.out_port, kPorts);
+      EXPECT_EQ(sm.queue, expected_queue(frames[i].dscp, frames[i].cnp));
+      EXPECT_EQ(sm.in_port, kInPort);
       EXPECT_EQ(fb[14 + 8], frames[i].ttl - 1) << "TTL decremented";
       EXPECT_TRUE(ipv4_checksum_ok(fb));
-      EXPECT_EQ(0, std::memcmp(&fb[0], fast.w.fib->nexthop(fm.nexthop).mac.addr_bytes, 6)) << "DMAC = next hop MAC";
-      EXPECT_EQ(0, std::memcmp(&fb[6], fast.w.port_mac[fm.out_port].addr_bytes, 6)) << "SMAC = egress port MAC";
-      ++per_queue[{fm.out_port, fm.queue}];
-      if (fb[14 + 16 + 2] == 3) four_way_ports.insert(fm.out_port);  // dst 10.0.3.x
+      EXPECT_EQ(0, std::memcmp(&fb[0], fast.w.fib->nexthop(sm.nexthop).mac.addr_bytes, 6)) << "DMAC = next hop MAC";
+      EXPECT_EQ(0, std::memcmp(&fb[6], fast.w.port_mac[sm.out_port].addr_bytes, 6)) << "SMAC = egress port MAC";
+      ++per_queue[{sm.out_port, sm.queue}];
+      if (fb[14 + 16 + 2] == 3) four_way_ports.insert(sm.out_port);  // dst 10.0.3.x
     }
     EXPECT_GE(four_way_ports.size(), 3u) << "the 4-way ECMP group should use several members";
     if (local) {
@@ -425,6 +461,33 @@ std::vector<Shape> slow_shapes() {
   v.push_back({"later_fragment", Eth{} / Ipv4{.dst = "10.0.2.7", .frag = 0x0010} / Udp{} / Payload::of_size(40), std::nullopt});
   v.push_back({"ipv4_not_udp", Eth{} / Ipv4{.dst = "10.0.2.7", .proto = 6} / Payload::of_size(40), std::nullopt});
   return v;
+}
+
+TEST(Ipv4Fastpath, StoresTheMetadataWhereTheEgressReadsIt) {
+  // A port whose admission reads the metadata (here: a shared pool that can fill) gets every
+  // packet with the metadata the general stages would have stored.
+  const auto frames = equivalence_frames();
+  std::vector<PacketSpec> specs;
+  for (const auto& f : frames) specs.push_back(f.spec);
+  const unsigned pool_before = rte_mempool_avail_count(test_pool());
+  {
+    Rig fast(true, kAllLocal, false, true), slow(false, kAllLocal, false, true);
+    ASSERT_TRUE(fast.egress[0]->reads_metadata());
+    const auto fv = fast.run(specs);
+    const auto sv = slow.run(specs);
+    ASSERT_EQ(fv.size(), specs.size());
+    EXPECT_EQ(fast.counter("ipv4_fastpath", "local"), specs.size());
+    ASSERT_EQ(fast.all_drops(), 0u);
+    ASSERT_EQ(slow.all_drops(), 0u);
+    const auto fplace = fast.placement();
+    for (std::size_t i = 0; i < fv.size(); ++i) {
+      SCOPED_TRACE(fmt::format("frame {}", i));
+      expect_same_meta(meta(fv[i]), meta(sv[i]));
+      EXPECT_EQ(fplace.at(fv[i]), std::make_pair(meta(sv[i]).out_port, meta(sv[i]).queue));
+      EXPECT_EQ(mbuf_bytes(fv[i]), mbuf_bytes(sv[i]));
+    }
+  }
+  EXPECT_EQ(rte_mempool_avail_count(test_pool()), pool_before) << "an mbuf leaked or was freed twice";
 }
 
 TEST(Ipv4Fastpath, SlowShapesGoOutOnSlowUntouched) {
