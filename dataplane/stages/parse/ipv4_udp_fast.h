@@ -81,9 +81,14 @@ inline bool ipv4_header_sum_ok(const rte_mbuf* m, const uint8_t* ip, uint32_t ih
 
 // What the fast shape's metadata is made of, read from the frame in one go.
 struct FastFields {
-  uint32_t flow_hash, dest_qp, psn;  // dest_qp, psn and opcode are 0 unless RoCE
-  uint32_t dst_be;                   // destination address as it sits in the frame
-  uint8_t tos, flags, opcode, ttl;
+  uint32_t flow_hash;
+  uint32_t dst_be;     // destination address as it sits in the frame
+  const uint8_t* bth;  // where a BTH would start; read only when flags has kRoce
+  uint8_t tos, flags, opcode, ttl;  // opcode is 0 unless RoCE
+  // Read when the metadata is stored, not at parse: a packet queued without metadata (see
+  // ipv4_fastpath) never needs them.
+  uint32_t dest_qp() const { return flags & meta_flag::kRoce ? load_be32(bth + 4) & 0xFFFFFF : 0; }
+  uint32_t psn() const { return flags & meta_flag::kRoce ? load_be32(bth + 8) & 0xFFFFFF : 0; }
 };
 
 // The fast shape's metadata, stored as five little-endian words built in registers: the fields
@@ -115,13 +120,14 @@ static_assert(static_cast<uint8_t>(DropReason::None) == 0);
                       uint64_t{static_cast<uint8_t>(f.tos >> 2)} << 40 | uint64_t{static_cast<uint8_t>(f.tos & 3)} << 48 |
                       uint64_t{tc} << 56;
   // queue, ip_proto, bth_opcode, drop_reason None, dest_qp
-  const uint64_t w3 = uint64_t{queue} | uint64_t{IPPROTO_UDP} << 8 | uint64_t{f.opcode} << 16 | uint64_t{f.dest_qp} << 32;
+  const uint64_t w3 = uint64_t{queue} | uint64_t{IPPROTO_UDP} << 8 | uint64_t{f.opcode} << 16 | uint64_t{f.dest_qp()} << 32;
+  const uint32_t psn = f.psn();
   auto* b = reinterpret_cast<uint8_t*>(&pm);
   __builtin_memcpy(b, &w0, 8);
   __builtin_memcpy(b + 8, &w1, 8);
   __builtin_memcpy(b + 16, &w2, 8);
   __builtin_memcpy(b + 24, &w3, 8);
-  __builtin_memcpy(b + 32, &f.psn, 4);
+  __builtin_memcpy(b + 32, &psn, 4);
 }
 
 // Burst tallies kept in registers by the callers (every fast packet is IPv4 and UDP).
@@ -161,8 +167,7 @@ struct FastTally {
   const bool cnp = roce && opcode == kCnpOpcode;
   f.flags = static_cast<uint8_t>(meta_flag::kUdp | (roce ? meta_flag::kRoce : 0) | (cnp ? meta_flag::kCnp : 0));
   f.opcode = roce ? opcode : 0;
-  f.dest_qp = roce ? load_be32(p + kBth + 4) & 0xFFFFFF : 0;
-  f.psn = roce ? load_be32(p + kBth + 8) & 0xFFFFFF : 0;
+  f.bth = p + kBth;
   ++t.ipv4;
   t.roce += roce;
   t.cnp += cnp;
