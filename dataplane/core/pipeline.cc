@@ -132,6 +132,7 @@ Pipeline::Pipeline(const PipelineSpec& spec, const StageEnv& env) {
       for (auto& [e, t] : ns.next)
         if (e == edge) node.target.push_back(pos[index[t]]);
   }
+  entry_stamps_in_port_ = !nodes_.empty() && nodes_[0].stage->stamps_in_port();
 }
 
 namespace {
@@ -150,6 +151,8 @@ inline bool one_edge(const uint8_t* next, uint16_t n) {
 }  // namespace
 
 void Pipeline::run(Burst& in, WorkerContext& ctx) {
+  if (!entry_stamps_in_port_)
+    for (uint16_t i = 0; i < in.n; ++i) meta(in.pkts[i]).in_port = ctx.rx_port;
   uint8_t next[kBurst];
   Node* nodes = nodes_.data();
   const std::size_t num_nodes = nodes_.size();

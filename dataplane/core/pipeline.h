@@ -53,6 +53,7 @@ class Pipeline {
 
  private:
   std::vector<Node> nodes_;  // in topological order, entry first
+  bool entry_stamps_in_port_ = false;
 };
 
 }  // namespace rs

@@ -35,6 +35,10 @@ class Stage {
   virtual std::span<const std::string_view> counter_names() const = 0;
   virtual std::span<const Counter> counters() const = 0;
   virtual void process(Burst& in, uint8_t* next, WorkerContext& ctx) = 0;
+  // True for a stage that, as a pipeline's entry, writes meta in_port (= ctx.rx_port) itself
+  // wherever anything will read it; for any other entry the pipeline writes it for the whole
+  // burst first.
+  virtual bool stamps_in_port() const { return false; }
 };
 
 // CRTP glue so a stage only declares kName, kNext, kCounters, an enum and process().

@@ -53,12 +53,11 @@ void Worker::poll(uint64_t now_ns) {
       counters.rx_bursts.inc();
       uint64_t bytes = 0;
 #pragma GCC unroll 4
-      for (uint16_t i = 0; i < n; ++i) {
-        meta(b.pkts[i]).in_port = port->id;
-        bytes += b.pkts[i]->pkt_len;
-      }
+      for (uint16_t i = 0; i < n; ++i) bytes += b.pkts[i]->pkt_len;
       counters.port_rx_pkts[port->id].add(n);
       counters.port_rx_bytes[port->id].add(bytes);
+      // in_port is written by the pipeline's entry, only where it is read (Stage::stamps_in_port).
+      ctx.rx_port = port->id;
       pipeline.run(b, ctx);  // consumes b
       flush_handoff();
       if (n < kBurst) break;

@@ -22,6 +22,7 @@ struct PortLoad;
 
 struct WorkerContext {
   uint16_t worker = 0;
+  uint16_t rx_port = 0;  // the port the burst being run through the pipeline came in on
   uint64_t now_ns = 0;
   const Fib* fib = nullptr;
   WorkerCounters* counters = nullptr;

@@ -34,6 +34,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const uint8_t* owner = ctx.port_owner;
   EgressPort* const* egress = ctx.egress;
   const uint16_t worker = ctx.worker;
+  const uint16_t rx_port = ctx.rx_port;
   const uint16_t n = in.n;
   uint32_t fast = 0, cnp = 0, local = 0, bad = 0;
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
@@ -73,12 +74,14 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
       rte_mbuf* m = in.pkts[i];
       parse::FastFields f;
       uint32_t group;
-      // The general path re-parses the others and drops them with their reason (in_port is
-      // kept: nothing is written to a packet that is not taken).
+      // The general path re-parses the others and drops them with their reason (nothing but
+      // in_port is written to a packet that is not taken).
       const bool take = parse::ipv4_udp_fast_fields(m, seed, f, parsed) && f.ttl > 1 && v4.lookup(f.dst_be, group);
       next[i] = take ? kNextConsumed : uint8_t{Slow};
-      if (!take) [[unlikely]]
+      if (!take) [[unlikely]] {
+        meta(m).in_port = rx_port;
         continue;
+      }
       ++fast;
       unsigned report;
       const TcQueueMap::TcQueue tq = map_.classify_untagged(f.flags, f.tos >> 2, report);
@@ -91,7 +94,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         const uint16_t hop_port = nexthops[nh].port;
         const uint16_t port = hop_port < num_ports ? hop_port : kInvalidPort;
         if (port == kInvalidPort) [[unlikely]] {
-          parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
+          parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
           p.drop_reason = DropReason::BadNextHop;
           next[i] = kNextDrop;
           ++bad;
@@ -109,11 +112,11 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           }
         }
         // Parse, classify, route and member results in one store of the metadata.
-        parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue, port, nh);
+        parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue, port, nh);
         local += enqueue_one(m, port, ctx);
       } else {
         // Parse, classify and route results in one store of the metadata; the policy reads it.
-        parse::store_fast_meta(p, f, static_cast<uint16_t>(group), tq.tc, tq.queue);
+        parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
         pm[k++] = &p;
       }
     }

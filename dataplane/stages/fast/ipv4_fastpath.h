@@ -33,6 +33,8 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
 
   explicit Ipv4Fastpath(const StageEnv& env);
   void process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
+  // In every packet it passes on or stores metadata for; not in one queued without any.
+  bool stamps_in_port() const override { return true; }
 
  private:
   static constexpr uint16_t kChunk = 8;

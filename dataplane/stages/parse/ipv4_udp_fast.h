@@ -109,11 +109,11 @@ static_assert(static_cast<uint8_t>(DropReason::None) == 0);
 // group, tc, queue, out_port and nexthop are what the route lookup, classification and member
 // choice give later in the general path (0, or no port, until then); the fast path may have
 // them before it stores anything.
-[[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, const FastFields& f, uint16_t group = 0,
+[[gnu::always_inline]] inline void store_fast_meta(PacketMeta& pm, const FastFields& f, uint16_t in_port, uint16_t group = 0,
                                                    uint8_t tc = 0, uint8_t queue = 0,
                                                    uint16_t out_port = kInvalidPort, uint32_t nexthop = 0) {
   constexpr uint64_t kW0 = uint64_t{sizeof(rte_ether_hdr)} << 32 | uint64_t{sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr)} << 48;
-  const uint64_t w0 = kW0 | pm.in_port | uint64_t{out_port} << 16;  // in_port is kept
+  const uint64_t w0 = kW0 | in_port | uint64_t{out_port} << 16;
   const uint64_t w1 = f.flow_hash | uint64_t{nexthop} << 32;
   // group, l3, flags, pcp 0, dscp, ecn, tc
   const uint64_t w2 = uint64_t{group} | uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{f.flags} << 24 |
@@ -178,7 +178,8 @@ struct FastTally {
 [[gnu::always_inline]] inline bool ipv4_udp_fast(rte_mbuf* m, uint32_t seed, FastTally& t) {
   FastFields f;
   if (!ipv4_udp_fast_fields(m, seed, f, t)) return false;
-  store_fast_meta(meta(m), f);
+  PacketMeta& pm = meta(m);
+  store_fast_meta(pm, f, pm.in_port);  // in_port is kept
   return true;
 }
 

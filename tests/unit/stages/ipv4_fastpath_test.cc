@@ -146,10 +146,13 @@ class Rig {
   std::vector<rte_mbuf*> run(const std::vector<PacketSpec>& specs, uint16_t in_port = kInPort) {
     std::vector<rte_mbuf*> v;
     for (const auto& s : specs) {
-      rte_mbuf* m = s.mbuf(test_pool(), in_port);
+      // A stale in_port in the metadata, as an mbuf's last life leaves it: the pipeline's
+      // entry must write the rx port where anything reads it.
+      rte_mbuf* m = s.mbuf(test_pool(), static_cast<uint16_t>(in_port + 2));
       EXPECT_NE(m, nullptr) << "test pool exhausted";
       if (m) v.push_back(m);
     }
+    w.ctx.rx_port = in_port;  // as the worker says which port a burst came in on
     for (std::size_t at = 0; at < v.size(); at += kBurst) {
       Burst b;
       for (std::size_t i = at; i < v.size() && b.n < kBurst; ++i) b.push(v[i]);
@@ -495,8 +498,10 @@ TEST(Ipv4Fastpath, SlowShapesGoOutOnSlowUntouched) {
   Rig rig(true);  // only for its world (routes, wired egress and handoff)
   StageHarness<Ipv4Fastpath> h{env(), &rig.w};
   std::vector<rte_mbuf*> in;
-  for (const auto& s : shapes) in.push_back(s.spec.mbuf(test_pool(), kInPort));
+  // A stale in_port in the metadata (the mbuf's last life); the burst came in on kInPort.
+  for (const auto& s : shapes) in.push_back(s.spec.mbuf(test_pool(), kInPort + 2));
   for (auto* m : in) ASSERT_NE(m, nullptr);
+  rig.w.ctx.rx_port = kInPort;
   auto out = h.run_mbufs(in);  // one burst, all of them
   EXPECT_EQ(out.edge.size(), 1u) << "only the slow edge is used";
   ASSERT_EQ(out[Ipv4Fastpath::Slow].size(), shapes.size());
@@ -504,7 +509,7 @@ TEST(Ipv4Fastpath, SlowShapesGoOutOnSlowUntouched) {
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     SCOPED_TRACE(shapes[i].name);
     EXPECT_EQ(mbuf_bytes(in[i]), shapes[i].spec.bytes()) << "the frame is untouched";
-    EXPECT_EQ(meta(in[i]).in_port, kInPort) << "in_port survives";
+    EXPECT_EQ(meta(in[i]).in_port, kInPort) << "in_port is the rx port (this stage is the entry: it writes it)";
   }
   EXPECT_EQ(h.counter("slow_path"), shapes.size());
   EXPECT_EQ(h.counter("local"), 0u);
