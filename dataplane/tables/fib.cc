@@ -78,6 +78,9 @@ void Fib::ensure_v6(uint32_t max_routes) {
 void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
   if (r.group >= groups_.size()) throw std::runtime_error(fmt::format("route to unknown group {}", r.group));
   int rc;
+  // The IPv4 LPM exists whenever an IPv4 route does, a lone default included: the fast path
+  // then checks for it once per burst, not per packet (Fib::V4View::lookup_in_lpm).
+  if (!r.ipv6) ensure_v4(max_routes_hint);
   if (r.depth == 0) {
     (r.ipv6 ? default_v6_ : default_v4_) = r.group;
     rc = 0;
@@ -85,7 +88,6 @@ void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
     ensure_v6(max_routes_hint);
     rc = rte_lpm6_add(v6_, r.addr, r.depth, r.group);
   } else {
-    ensure_v4(max_routes_hint);
     uint32_t a = static_cast<uint32_t>(r.addr[0]) << 24 | static_cast<uint32_t>(r.addr[1]) << 16 |
                  static_cast<uint32_t>(r.addr[2]) << 8 | r.addr[3];
     rc = rte_lpm_add(v4_, a, r.depth, r.group);

@@ -54,8 +54,11 @@ class Fib {
   struct V4View {
     rte_lpm* lpm;
     int64_t default_group;
-    bool lookup(uint32_t dst_be, uint32_t& group) const {
-      if (lpm && rte_lpm_lookup(lpm, rte_be_to_cpu_32(dst_be), &group) == 0) return true;
+    bool lookup(uint32_t dst_be, uint32_t& group) const { return lpm && lookup_in_lpm(dst_be, group); }
+    // lookup() for a caller that checked once that lpm exists (it does whenever any IPv4
+    // route does, the default included).
+    bool lookup_in_lpm(uint32_t dst_be, uint32_t& group) const {
+      if (rte_lpm_lookup(lpm, rte_be_to_cpu_32(dst_be), &group) == 0) return true;
       if (default_group < 0) return false;
       group = static_cast<uint32_t>(default_group);
       return true;

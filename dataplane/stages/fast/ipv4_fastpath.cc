@@ -15,6 +15,19 @@ Ipv4Fastpath::Ipv4Fastpath(const StageEnv& env)
     : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
 
 void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  // No IPv4 LPM means no IPv4 route at all (Fib::add_route creates it for a default route
+  // too): nothing here could be routed, and the general path names each drop. Checked here so
+  // the per-packet lookup need not.
+  if (!ctx.fib->v4_view().lpm) [[unlikely]] {
+    for (uint16_t i = 0; i < in.n; ++i) {
+      meta(in.pkts[i]).in_port = ctx.rx_port;
+      next[i] = Slow;
+    }
+    std::array<uint32_t, kCounters.size()> tally{};
+    tally[SlowPath] = in.n;
+    publish(tally);
+    return;
+  }
   // Plain ECMP everywhere (the usual configuration): the member is one more load, taken inline.
   const int uniform = ctx.fib->uniform_policy();
   if (uniform >= 0 && ctx.policies[uniform]->hash_table_only()) run<true>(in, next, ctx);
@@ -36,7 +49,8 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const uint16_t worker = ctx.worker;
   const uint16_t rx_port = ctx.rx_port;
   const uint16_t n = in.n;
-  uint32_t fast = 0, cnp = 0, local = 0, bad = 0;
+  // The rare outcomes are counted; the usual one (queued here) is what is left.
+  uint32_t slow = 0, cnp = 0, handoff = 0, bad = 0;
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
   // The rewrite of a routed packet whose egress port is valid.
   auto rewrite = [&](rte_mbuf* m, uint32_t nh, uint16_t port) {
@@ -76,13 +90,13 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
       uint32_t group;
       // The general path re-parses the others and drops them with their reason (nothing but
       // in_port is written to a packet that is not taken).
-      const bool take = parse::ipv4_udp_fast_fields(m, seed, f, parsed) && f.ttl > 1 && v4.lookup(f.dst_be, group);
+      const bool take = parse::ipv4_udp_fast_fields(m, seed, f, parsed) && f.ttl > 1 && v4.lookup_in_lpm(f.dst_be, group);
       next[i] = take ? kNextConsumed : uint8_t{Slow};
       if (!take) [[unlikely]] {
         meta(m).in_port = rx_port;
+        ++slow;
         continue;
       }
-      ++fast;
       unsigned report;
       const TcQueueMap::TcQueue tq = map_.classify_untagged(f.flags, f.tos >> 2, report);
       cnp += (report & TcQueueMap::kCnpSteered) != 0;
@@ -107,13 +121,12 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
             // Nothing past this port's queue reads metadata, and no policy was asked: the
             // packet is queued without any being stored.
             e->enqueue_lossy(m, tq.queue & 7, ctx);
-            ++local;
             continue;
           }
         }
         // Parse, classify, route and member results in one store of the metadata.
         parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue, port, nh);
-        local += enqueue_one(m, port, ctx);
+        handoff += !enqueue_one(m, port, ctx);
       } else {
         // Parse, classify and route results in one store of the metadata; the policy reads it.
         parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
@@ -136,16 +149,16 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         pm[j]->nexthop = nh[j];
         pm[j]->out_port = port;
         rewrite(m, nh[j], port);
-        local += enqueue_one(m, port, ctx);
+        handoff += !enqueue_one(m, port, ctx);
       }
     }
   }
   // Every packet queued or handed off: the pipeline need not scan next[].
-  if (fast == n && bad == 0) ctx.single_next = kNextConsumed;
+  if (slow == 0 && bad == 0) ctx.single_next = kNextConsumed;
   std::array<uint32_t, kCounters.size()> tally{};
-  tally[Local] = local;
-  tally[Handoff] = fast - bad - local;
-  tally[SlowPath] = n - fast;
+  tally[Local] = n - slow - bad - handoff;
+  tally[Handoff] = handoff;
+  tally[SlowPath] = slow;
   tally[BadNexthop] = bad;
   tally[CnpToQueue] = cnp;
   publish(tally);
