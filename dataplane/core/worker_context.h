@@ -31,7 +31,7 @@ struct WorkerContext {
   const rte_ether_addr* port_mac = nullptr;     // indexed by port id
   const uint8_t* port_owner = nullptr;          // port id -> worker owning its egress
   uint16_t num_ports = 0;
-  EgressPort* const* egress = nullptr;          // port id -> egress, valid when owned here
+  EgressPort* const* egress = nullptr;          // port id -> egress when owned here, else null
   Burst* handoff = nullptr;                     // per destination worker, flushed per burst
   FastRng rng;                                  // WRED/ECN draws; seeded per worker
   SharedBuffer* sb = nullptr;                   // set when some PG is lossless

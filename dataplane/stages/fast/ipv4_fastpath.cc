@@ -44,9 +44,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const Fib::V4View v4 = fib.v4_view();
   const uint32_t seed = seed_;
   const uint16_t num_ports = ctx.num_ports;
-  const uint8_t* owner = ctx.port_owner;
   EgressPort* const* egress = ctx.egress;
-  const uint16_t worker = ctx.worker;
   const uint16_t rx_port = ctx.rx_port;
   const uint16_t n = in.n;
   // The rare outcomes are counted; the usual one (queued here) is what is left.
@@ -105,9 +103,8 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         // EcmpHash::select, inline.
         const NextHopGroup& g = groups[group];
         const uint32_t nh = g.table[f.flow_hash & g.mask];  // < num_nexthops (Fib::add_group checks)
-        const uint16_t hop_port = nexthops[nh].port;
-        const uint16_t port = hop_port < num_ports ? hop_port : kInvalidPort;
-        if (port == kInvalidPort) [[unlikely]] {
+        const uint16_t port = nexthops[nh].port;
+        if (port >= num_ports) [[unlikely]] {
           parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
           p.drop_reason = DropReason::BadNextHop;
           next[i] = kNextDrop;
@@ -115,14 +112,13 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           continue;
         }
         rewrite(m, nh, port);
-        if (owner[port] == worker) {
-          EgressPort* e = egress[port];
-          if (!e->reads_metadata()) [[likely]] {
-            // Nothing past this port's queue reads metadata, and no policy was asked: the
-            // packet is queued without any being stored.
-            e->enqueue_lossy(m, tq.queue & 7, ctx);
-            continue;
-          }
+        // ctx.egress holds only this worker's ports (null for the others): one load and one
+        // test say the port is local.
+        if (EgressPort* e = egress[port]; e && !e->reads_metadata()) [[likely]] {
+          // Nothing past this port's queue reads metadata, and no policy was asked: the
+          // packet is queued without any being stored.
+          e->enqueue_lossy(m, tq.queue & 7, ctx);
+          continue;
         }
         // Parse, classify, route and member results in one store of the metadata.
         parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue, port, nh);

@@ -35,10 +35,12 @@ inline uint32_t load_le32(const uint8_t* p) {
   return v;
 }
 
+// The builtin, not rte_be_to_cpu_16: DPDK swaps a non-constant with an asm xchg the compiler
+// cannot fold into a compare or a movbe.
 inline uint16_t load_be16(const uint8_t* p) {
   uint16_t v;
   __builtin_memcpy(&v, p, 2);
-  return rte_be_to_cpu_16(v);
+  return __builtin_bswap16(v);
 }
 
 // CRC32-C steps, as rte_hash_crc_4byte/_1byte compute them. With SSE4.2 known at compile time
@@ -74,8 +76,15 @@ inline bool ipv4_header_sum_ok(const rte_mbuf* m, const uint8_t* ip, uint32_t ih
     if (flags == RTE_MBUF_F_RX_IP_CKSUM_BAD) return false;
   }
   if (ihl != 20) return rte_raw_cksum(ip, ihl) == 0xFFFF;
-  const uint64_t sum = uint64_t{load_le32(ip)} + load_le32(ip + 4) + load_le32(ip + 8) + load_le32(ip + 12) +
-                       load_le32(ip + 16);
+  // Two 64-bit words and one 32-bit word, added with end-around carries (add, adc, adc): a
+  // carry out of bit 63 is worth 2^64 = 1 (mod 0xFFFF), so the residue is kept.
+  uint64_t a, b;
+  __builtin_memcpy(&a, ip, 8);
+  __builtin_memcpy(&b, ip + 8, 8);
+  unsigned long long sum;
+  const unsigned long long c1 = __builtin_add_overflow(a, b, &sum);
+  const unsigned long long c2 = __builtin_add_overflow(sum, uint64_t{load_le32(ip + 16)} + c1, &sum);
+  sum += c2;  // cannot carry again: after a wrap sum is below 2^32 + 1
   return sum % 0xFFFF == 0;
 }
 
@@ -148,12 +157,13 @@ struct FastTally {
   if ((w_type & 0x00FFFFFF) != 0x00450008 || (w_frag & 0xFF00FF1F) != 0x11000000) return false;
   const uint32_t tot = load_be16(p + kL3 + 2);
   const uint32_t ulen = load_be16(p + kL4 + 4);
-  // ulen >= 8 and 20 + ulen <= tot imply tot >= 28.
-  if (ulen < sizeof(rte_udp_hdr) || 20 + ulen > tot || kL3 + tot > m->pkt_len) return false;
   uint32_t ports;
   __builtin_memcpy(&ports, p + kL4, 4);
   const bool roce = (ports >> 16) == RTE_BE16(kRoceUdpPort);
-  if (roce && ulen < sizeof(rte_udp_hdr) + kBthLen + kIcrcLen) return false;
+  // RoCE needs room for the BTH and the ICRC besides the UDP header: one bound, selected.
+  const uint32_t min_ulen = roce ? sizeof(rte_udp_hdr) + kBthLen + kIcrcLen : sizeof(rte_udp_hdr);
+  // ulen >= 8 and 20 + ulen <= tot imply tot >= 28.
+  if (ulen < min_ulen || 20 + ulen > tot || kL3 + tot > m->pkt_len) return false;
   if (!ipv4_header_sum_ok(m, p + kL3, 20)) return false;
   f.tos = p[kL3 + 1];
   f.ttl = static_cast<uint8_t>(w_frag >> 16);
@@ -162,11 +172,13 @@ struct FastTally {
   h = flow_crc32c_u32(f.dst_be, h);
   h = flow_crc32c_u32(ports, h);
   f.flow_hash = flow_crc32c_u8(IPPROTO_UDP, h);
-  const uint8_t opcode = p[kBth];
-  // Non-RoCE UDP keeps the BTH fields 0 (selects, not branches: RoCE and not mix in a burst).
-  const bool cnp = roce && opcode == kCnpOpcode;
-  f.flags = static_cast<uint8_t>(meta_flag::kUdp | (roce ? meta_flag::kRoce : 0) | (cnp ? meta_flag::kCnp : 0));
-  f.opcode = roce ? opcode : 0;
+  // Non-RoCE UDP keeps the BTH fields 0 (masks, not branches: RoCE and not mix in a burst);
+  // the byte is inside the frame either way (data_len was checked).
+  const uint8_t opcode = static_cast<uint8_t>(p[kBth] & -static_cast<unsigned>(roce));
+  const bool cnp = opcode == kCnpOpcode;  // 0 for non-RoCE
+  f.flags = static_cast<uint8_t>(meta_flag::kUdp | static_cast<unsigned>(roce) << 2 | static_cast<unsigned>(cnp) << 3);
+  static_assert(meta_flag::kRoce == 1u << 2 && meta_flag::kCnp == 1u << 3);
+  f.opcode = opcode;
   f.bth = p + kBth;
   ++t.ipv4;
   t.roce += roce;

@@ -128,7 +128,8 @@ class Rig {
       } else {
         egress[p] = std::make_unique<EgressPort>(p, nullptr, EgressConfig{}, 0);
       }
-      egress_ptrs[p] = egress[p].get();
+      // As a Worker wires it: ctx.egress names only the ports this worker owns.
+      egress_ptrs[p] = owners[p] == 0 ? egress[p].get() : nullptr;
       w.port_owner[p] = owners[p];
     }
     w.ctx.egress = egress_ptrs;
