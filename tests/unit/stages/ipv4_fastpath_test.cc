@@ -582,6 +582,43 @@ TEST(Ipv4Fastpath, BadNextHopIsTheSameDropAsWithoutIt) {
          Bth{.opcode = cnp ? uint8_t{0x81} : uint8_t{0x04}} / Payload::of_size(cnp ? 16 : 100);
 }
 
+TEST(Ipv4Fastpath, WithoutAnyIpv4RouteEveryPacketGoesSlow) {
+  // No IPv4 route means no IPv4 LPM at all: the stage must not look anything up (the lookup
+  // assumes the table exists) and hands the whole burst to the general path, which names the
+  // drop.
+  TestWorld w;
+  w.route("2001:db8:2::/64", 1, nh_mac(1));
+  ASSERT_EQ(w.fib->v4_view().lpm, nullptr);
+  StageHarness<Ipv4Fastpath> h{env(), &w};
+  std::vector<rte_mbuf*> in;
+  for (uint16_t i = 0; i < 5; ++i) in.push_back(to("10.0.0.1", false, static_cast<uint16_t>(0xC000 + i)).mbuf(test_pool(), kInPort + 2));
+  for (auto* m : in) ASSERT_NE(m, nullptr);
+  w.ctx.rx_port = kInPort;
+  auto out = h.run_mbufs(in);
+  EXPECT_EQ(out[Ipv4Fastpath::Slow], in);
+  for (auto* m : in) EXPECT_EQ(meta(m).in_port, kInPort);
+  EXPECT_EQ(h.counter("slow_path"), in.size());
+  EXPECT_EQ(h.counter("local") + h.counter("handoff"), 0u);
+}
+
+TEST(Ipv4Fastpath, ALoneDefaultRouteIsTakenFast) {
+  // Fib::add_route creates the IPv4 LPM for a default route too, so the stage routes by it.
+  TestWorld w;
+  w.route("0.0.0.0/0", 1, nh_mac(1));
+  ASSERT_NE(w.fib->v4_view().lpm, nullptr);
+  EgressPort e(1, nullptr, EgressConfig{}, 0);
+  EgressPort* egress[kMaxPorts] = {};
+  egress[1] = &e;
+  w.ctx.egress = egress;
+  StageHarness<Ipv4Fastpath> h{env(), &w};
+  auto out = h.run({to("10.0.0.1", false, 0xC000), to("192.0.2.7", false, 0xC001)}, kInPort);
+  EXPECT_EQ(h.counter("local"), 2u);
+  EXPECT_EQ(h.counter("slow_path"), 0u);
+  e.publish_counters();
+  EXPECT_EQ(e.queued_packets(), 2u);
+  e.flush(w.ctx, DropReason::Shutdown);
+}
+
 TEST(Ipv4Fastpath, CountersAddUpToThePacketsOffered) {
   // Ports 0 and 1 are this worker's; port 2 belongs to worker 2, port 3 to worker 3.
   Rig rig(true, Owners{0, 0, 2, 3});
