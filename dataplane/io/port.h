@@ -16,7 +16,10 @@ class Port {
   virtual ~Port() = default;
   // Returns up to n received packets, owned by the caller.
   virtual uint16_t rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) = 0;
-  // Takes ownership of the first `return value` packets; the caller keeps the rest.
+  // Takes ownership of the first `return value` packets; the caller keeps the rest. `pkts`
+  // may be an egress queue's own slots (EgressPort::transmit hands them over uncopied): a
+  // port must not feed packets back into a switch queue from inside tx_burst, only through a
+  // ring that a later poll drains.
   virtual uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) = 0;
   virtual const char* kind() const = 0;
   virtual void stop() {}

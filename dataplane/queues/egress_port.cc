@@ -32,6 +32,7 @@ void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
   q_prio_.fill(-1);
   for (int q = 0; q < 8; ++q) {
     q_[q].reserve(cfg.limits[q].packets);
+    q_[q].set_cell_mask(cell_mask_);
     q_[q].set_limits(cfg.limits[q].packets, cfg.limits[q].bytes);
     if (cfg.sched[q] == QueueSched::Strict) strict_mask_ |= static_cast<uint8_t>(1u << q);
     dwrr_.set_weight(q, cfg.weights[q]);
@@ -143,7 +144,10 @@ void EgressPort::release_pgs(rte_mbuf* const* pkts, uint16_t n) {
 }
 
 void EgressPort::release(rte_mbuf* const* pkts, uint16_t n) {
-  settle_cells();
+  if (!full_admission_) {
+    settle_cells();  // the packets have left their FIFO, and so its cell sum
+    return;          // no PGs without full admission
+  }
   uint64_t total = 0;
   for (uint16_t i = 0; i < n; ++i) total += sb_->charge(pkts[i]->pkt_len);
   use_->used_bytes.sub(total);
@@ -215,7 +219,8 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     return 0;
   }
   note_peaks(eligible);
-  rte_mbuf* out[kBurst];
+  rte_mbuf* out_buf[kBurst];
+  rte_mbuf** out = out_buf;  // or the queue's own slots, when it goes out whole
   uint8_t served = 0;  // queues dequeued from
   uint16_t n = 0;
   uint64_t bytes = 0;
@@ -225,23 +230,29 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     // queue served alone starts the next contended round with no carried deficit.
     const int q = __builtin_ctz(eligible);
     PacketFifo& f = q_[q];
-    const uint32_t cell_mask = cell_mask_;
+    const uint64_t cells_before = f.cells();
+    static_assert(PacketFifo::kMinFrameNoFcs == kEthMinFrame - kEthFcs);
     if (shaper_.covers(f.bytes(), f.packets())) {
-      // The link can take the whole queue (a fast port): no credit check per frame.
-      uint64_t frames = 0;  // bytes of each frame padded to the minimum frame
-      n = f.pop_upto(out, kBurst, bytes, [&](uint32_t len) {
-        cells += SharedBuffer::charge(len, cell_mask);
-        frames += std::max(len, kEthMinFrame - kEthFcs);
-      });
+      // The link can take the whole queue (a fast port): no credit check per frame, and when
+      // the queue goes out whole (it usually does) no pass over its packets at all: the FIFO
+      // has their totals and the PMD gets its slots.
+      PacketFifo::Taken t;
+      uint64_t frames;  // bytes of each frame padded to the minimum frame
+      if (rte_mbuf** all = f.take_all(kBurst, t)) [[likely]] {
+        out = all;
+        n = static_cast<uint16_t>(t.packets);
+        bytes = t.bytes;
+        frames = t.frame_bytes;
+      } else {
+        const uint64_t frames_before = f.frame_bytes();
+        n = f.pop_upto(out, kBurst, bytes, [](uint32_t) {});
+        frames = frames_before - f.frame_bytes();
+      }
       shaper_.consume_wire(frames + uint64_t{n} * (kEthFcs + kEthPreambleIfg));  // sum of wire_bytes()
     } else {
-      n = shaper_.spend([&](auto& more) {
-        return f.pop_burst(out, kBurst, bytes, [&](uint32_t len) {
-          cells += SharedBuffer::charge(len, cell_mask);
-          return more(len);
-        });
-      });
+      n = shaper_.spend([&](auto& more) { return f.pop_burst(out, kBurst, bytes, more); });
     }
+    cells = cells_before - f.cells();
     qs_[q].deq_packets += n;
     qs_[q].deq_bytes += bytes;
     served = static_cast<uint8_t>(1u << q);
@@ -280,8 +291,10 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     if (dirty_ | nonempty_mask_) publish_counters();
     return 0;
   }
-  // The pool gets the cells back; PGs (lossless accounting) need each packet's ingress PG.
+  // The pool gets the cells back (and in the lossy mode knows it has: settle_cells); PGs
+  // (lossless accounting) need each packet's ingress PG.
   use_->used_bytes.sub(cells);
+  told_cells_ -= cells;
   if (track_pg_) release_pgs(out, n);
   dirty_ |= served;
   publish_counters();

@@ -90,10 +90,9 @@ class EgressPort {
     }
     // admit() without what this mode cannot need: no queue counts cells (cells_mask_ puts a
     // port in full admission), and the pool cannot fill, so its usage only feeds reports: the
-    // cells are summed here and handed to the pool once per transmit (settle_cells).
+    // FIFO sums the cells and the pool learns them once per transmit (settle_cells).
     f.push(m, len);
     nonempty_mask_ |= static_cast<uint8_t>(1u << q);
-    pending_cells_ += SharedBuffer::charge(len, cell_mask_);
   }
   // Copies the owner's figures of changed queues into the counters readers see. The owner
   // calls it at the end of every transmit(), so readers are at most one worker loop behind.
@@ -150,16 +149,26 @@ class EgressPort {
       st.peak_bytes = std::max(st.peak_bytes, q_[q].bytes());
     }
   }
-  // Cells enqueued in the lossy mode go to the pool's usage before anything reads or lowers it.
+  // In the lossy mode the pool's usage follows the FIFOs' own cell sums, brought up to date
+  // before anything reads or lowers it: what the port's queues hold now against what the pool
+  // was last told (an empty queue holds none, so only the non-empty ones are summed).
+  uint64_t queued_cells() const {
+    uint64_t sum = 0;
+    for (uint8_t bits = nonempty_mask_; bits; bits &= static_cast<uint8_t>(bits - 1)) sum += q_[__builtin_ctz(bits)].cells();
+    return sum;
+  }
   void settle_cells() {
-    if (pending_cells_) {
-      use_->used_bytes.add(pending_cells_);
-      pending_cells_ = 0;
+    if (full_admission_) return;  // admit() and release() keep the pool exact
+    const uint64_t now = queued_cells();
+    if (now != told_cells_) {
+      use_->used_bytes.add(now - told_cells_);  // modular: a fall is added as its complement
+      told_cells_ = now;
     }
   }
   void update_admission() {
     settle_cells();
     full_admission_ = track_pg_ || wred_mask_ || cells_mask_ || wd_drop_mask_ || sb_->pool_can_fill();
+    told_cells_ = queued_cells();  // the pool holds them, whichever mode counted them
   }
   // Lossy admission by the queue's own limit: bytes for a static limit; for SONiC's dynamic
   // threshold the queue's cells against alpha = 2^dynamic_th of the free shared pool, both in
@@ -186,8 +195,8 @@ class EgressPort {
   std::unique_ptr<SharedBuffer> own_sb_;  // only without a switch
   SharedBuffer* sb_ = nullptr;
   SharedBuffer::WorkerUsage* use_ = nullptr;
-  uint64_t pending_cells_ = 0;  // see settle_cells()
-  uint32_t cell_mask_ = 0;  // sb_'s, beside the fields enqueue() reads (one load less per packet)
+  uint64_t told_cells_ = 0;  // lossy mode: the queued cells the pool has been told of (settle_cells)
+  uint32_t cell_mask_ = 0;  // sb_'s
   bool track_pg_ = false;  // any lossless PG in the switch: account per (ingress port, PG)
   bool full_admission_ = true;
   PortLosslessConfig lcfg_;

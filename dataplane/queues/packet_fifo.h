@@ -1,5 +1,9 @@
 // A single-owner FIFO of mbufs with byte accounting. Not rte_ring: the scheduler must peek at
 // the head packet's length before deciding to send it, and only one lcore ever touches it.
+// Besides bytes it sums what transmit would otherwise add up per packet (the buffer cells
+// the packets hold, the padding of runt frames to the Ethernet minimum), so a queue that goes
+// out whole leaves with its totals known and its slots handed to the PMD as they are
+// (take_all).
 #pragma once
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -26,6 +30,8 @@ class PacketFifo {
   PacketFifo(const PacketFifo&) = delete;
   PacketFifo& operator=(const PacketFifo&) = delete;
 
+  // The shared buffer's cell, as SharedBuffer::charge rounds to it (cell size - 1; 0: bytes).
+  void set_cell_mask(uint32_t mask) { cell_mask_ = mask; }
   // The queue's configured limits, kept beside the indices enqueue checks them against.
   void set_limits(uint32_t packets, uint64_t bytes) {
     limit_packets_ = packets;
@@ -39,19 +45,38 @@ class PacketFifo {
   bool empty() const { return tail_ == head_; }
   uint32_t packets() const { return tail_ - head_; }
   uint64_t bytes() const { return bytes_; }
+  uint64_t cells() const { return cells_; }  // sum of each packet's bytes rounded up to the cell
+  // Sum of each frame's length padded to the Ethernet minimum (no FCS), as the wire sees it.
+  uint64_t frame_bytes() const { return bytes_ + pad_; }
   rte_mbuf* front() const { return slots_[head_ & mask_]; }
   rte_mbuf* at(uint32_t i) const { return slots_[(head_ + i) & mask_]; }  // i < packets(), 0 = front
 
   void push(rte_mbuf* m) { push(m, m->pkt_len); }
   void push(rte_mbuf* m, uint32_t pkt_len) {  // pkt_len: the caller has it in a register
     slots_[tail_++ & mask_] = m;
-    bytes_ += pkt_len;
+    add(pkt_len);
   }
   // An empty FIFO starts again at slot 0, so a queue that drains every loop (most do) keeps
   // reusing its first, cached slots instead of walking its whole ring through the cache and
   // the TLB.
   void rewind_if_empty() {
     if (head_ == tail_) head_ = tail_ = 0;
+  }
+  // Every queued packet at once when there are at most `max` and they sit in consecutive slots
+  // (so for a queue rewound when it last drained that has not wrapped since: nearly always).
+  // Returns the first of them, readable until the next push, so the caller hands the slots
+  // to the PMD without copying them; nullptr (nothing taken) otherwise.
+  struct Taken {
+    uint32_t packets;
+    uint64_t bytes, cells, frame_bytes;
+  };
+  rte_mbuf** take_all(uint32_t max, Taken& t) {
+    const uint32_t n = tail_ - head_, first = head_ & mask_;
+    if (n > max || first + n > mask_ + 1) return nullptr;
+    t = {n, bytes_, cells_, bytes_ + pad_};
+    head_ = tail_ = 0;
+    bytes_ = cells_ = pad_ = 0;
+    return slots_ + first;
   }
   // Pops packets while fewer than `max` are out and `more(len)` of each popped packet says
   // another may follow; returns how many, their bytes added to `bytes`. Head and slots stay in
@@ -61,18 +86,18 @@ class PacketFifo {
     rte_mbuf** const slots = slots_;
     const uint32_t mask = mask_, tail = tail_;
     uint32_t head = head_;
-    uint64_t sum = 0;
+    Sums sum;
     uint16_t n = 0;
     while (n < max && head != tail) {
       rte_mbuf* m = slots[head++ & mask];
       const uint32_t len = m->pkt_len;
-      sum += len;
+      sum.add(len, cell_mask_);
       out[n++] = m;
       if (!more(len)) break;
     }
     head_ = head;
-    bytes_ -= sum;
-    bytes += sum;
+    remove(sum);
+    bytes += sum.bytes;
     return n;
   }
   // Pops min(max, packets()) packets, calling `each(len)` for every one: pop_burst() for a
@@ -82,32 +107,62 @@ class PacketFifo {
     rte_mbuf** const slots = slots_;
     const uint32_t mask = mask_, head = head_;
     const uint32_t n = std::min<uint32_t>(max, tail_ - head);
-    uint64_t sum = 0;
+    Sums sum;
     for (uint32_t i = 0; i < n; ++i) {
       rte_mbuf* m = slots[(head + i) & mask];
       const uint32_t len = m->pkt_len;
-      sum += len;
+      sum.add(len, cell_mask_);
       out[i] = m;
       each(len);
     }
     head_ = head + n;
-    bytes_ -= sum;
-    bytes += sum;
+    remove(sum);
+    bytes += sum.bytes;
     return static_cast<uint16_t>(n);
   }
   rte_mbuf* pop() {
     rte_mbuf* m = slots_[head_++ & mask_];
-    bytes_ -= m->pkt_len;
+    Sums sum;
+    sum.add(m->pkt_len, cell_mask_);
+    remove(sum);
     return m;
   }
 
+  // What pad_ pads to: the minimum Ethernet frame without its FCS.
+  static constexpr uint32_t kMinFrameNoFcs = 60;
+
  private:
+  struct Sums {
+    uint64_t bytes = 0, cells = 0;
+    uint32_t pad = 0;
+    void add(uint32_t len, uint32_t cell_mask) {
+      bytes += len;
+      cells += (len + cell_mask) & ~cell_mask;
+      if (len < kMinFrameNoFcs) [[unlikely]]
+        pad += kMinFrameNoFcs - len;
+    }
+  };
+  void add(uint32_t len) {
+    bytes_ += len;
+    cells_ += (len + cell_mask_) & ~cell_mask_;
+    if (len < kMinFrameNoFcs) [[unlikely]]
+      pad_ += kMinFrameNoFcs - len;
+  }
+  void remove(const Sums& s) {
+    bytes_ -= s.bytes;
+    cells_ -= s.cells;
+    pad_ -= s.pad;
+  }
+
   rte_mbuf** slots_ = nullptr;
   uint32_t mask_ = 0;  // capacity - 1 (a power of two)
   uint32_t head_ = 0;
   uint32_t tail_ = 0;
-  uint64_t bytes_ = 0;
+  uint32_t cell_mask_ = 0;
   uint32_t limit_packets_ = UINT32_MAX;
+  uint32_t pad_ = 0;  // bytes the runt frames queued lack of the minimum frame (< 60 each)
+  uint64_t bytes_ = 0;
+  uint64_t cells_ = 0;
   uint64_t limit_bytes_ = UINT64_MAX;
 };
 

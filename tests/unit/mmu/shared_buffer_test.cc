@@ -98,6 +98,56 @@ TEST_F(MmuEgressTest, LossyPortsChargeThePoolByTheTimeAnyoneLooks) {
   // after_flush(): every cell back once the queues are flushed.
 }
 
+TEST_F(MmuEgressTest, LossyPoolUsageStaysExactWhenQueuesGoOutWholeOrRefusedOrArbitrated) {
+  // The lossy mode's pool usage follows the FIFOs' own cell sums: a queue taken whole (its
+  // slots handed to the port uncopied), a port that refuses part of a burst (TxFull drops),
+  // and two queues arbitrated packet by packet must all leave usage equal to what is queued.
+  make(64u << 20, PortLosslessConfig{}, 8u << 20, false);
+  ASSERT_FALSE(sb->pool_can_fill());
+  auto queued_cells = [&] {
+    uint64_t c = 0;
+    for (int q = 0; q < 8; ++q) c += port->fifo(q).cells();
+    return c;
+  };
+  // Mixed sizes, so cells differ per packet. 1 Gb/s gives at most ~18 KB of credit: 8 frames of
+  // up to ~1.1 KB go out in one transmit, whole.
+  uint64_t expect_cells = 0;
+  for (uint32_t payload : {16u, 200u, 1000u, 64u, 700u, 300u, 900u, 40u}) {
+    rte_mbuf* m = roce_to_queue(kInPort, kPortId, 1, 0, 0, payload);
+    expect_cells += sb->charge(m->pkt_len);
+    port->enqueue(m, ctx);
+  }
+  port->publish_counters();
+  EXPECT_EQ(queued_cells(), expect_cells);
+  EXPECT_EQ(sb->used(), expect_cells);
+  ctx.now_ns = 1'000'000;
+  EXPECT_EQ(port->transmit(ctx), 8u) << "the whole queue fits the link's credit";
+  EXPECT_EQ(sb->used(), 0u);
+  EXPECT_EQ(port->fifo(1).packets(), 0u);
+  // The port takes 3 of 6: the other 3 are dropped (TxFull), their cells go back too.
+  fake.accept = 3;
+  for (int i = 0; i < 6; ++i) port->enqueue(pkt(2), ctx);
+  ctx.now_ns += 1'000'000;
+  EXPECT_EQ(port->transmit(ctx), 3u);
+  EXPECT_EQ(ctx.counters->port_drops[kPortId][static_cast<std::size_t>(DropReason::TxFull)].get(), 3u);
+  EXPECT_EQ(sb->used(), 0u);
+  fake.accept = 0xFFFF;
+  // Two queues with traffic: the scheduler picks packet by packet, at most a burst (64) per
+  // transmit, so some of the 80 stay queued.
+  for (int i = 0; i < 40; ++i) {
+    port->enqueue(pkt(1), ctx);
+    port->enqueue(pkt(5), ctx);
+  }
+  ctx.now_ns += 1'000'000;
+  const uint16_t sent = port->transmit(ctx);
+  ASSERT_GT(sent, 0u);
+  ASSERT_LT(sent, 80u);
+  EXPECT_GT(port->fifo(1).packets(), 0u);
+  EXPECT_EQ(queued_cells(), (80u - sent) * sb->charge(pkt_len_of_one()));
+  EXPECT_EQ(sb->used(), queued_cells()) << "usage is what is still queued";
+  // after_flush(): every cell back once the queues are flushed.
+}
+
 TEST_F(MmuEgressTest, DynamicThresholdIsAlphaTimesTheFreePool) {
   // alpha = 2^0 = 1: a lone queue stops growing where its bytes reach what is left free,
   // i.e. at half the pool (in cells). dynamic_th = -1 (alpha 1/2) stops it at a third.

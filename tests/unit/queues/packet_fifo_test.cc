@@ -242,20 +242,35 @@ TEST_F(PacketFifoTest, PopBurstWrapsAroundTheRing) {
 }
 
 TEST_F(PacketFifoTest, MatchesADequeOverManyLapsOfTheRing) {
-  // Random pushes, pop()s and pop_burst()s (with random max and a random refusal) through a
-  // 16-slot ring, hundreds of laps: the same packets in the same order as a deque, and the
-  // same packet and byte counts after every step.
+  // Random pushes, pop()s, pop_burst()s (with random max and a random refusal), pop_upto()s
+  // and take_all()s through a 16-slot ring, hundreds of laps: the same packets in the same
+  // order as a deque, and the same packet, byte, cell and padded-frame sums after every step;
+  // take_all() succeeds exactly when the packets fit `max` and sit in consecutive slots.
   PacketFifo f(16);
   Drained guard{this, f};
+  constexpr uint32_t kCellMask = 255;  // 256-byte cells
+  f.set_cell_mask(kCellMask);
   std::deque<rte_mbuf*> model;
   uint64_t model_bytes = 0;
+  uint32_t head_slot = 0;  // the slot the FIFO's head is in, as the test predicts it
   Rng rng(0xf1f0);
-  uint64_t popped = 0;
+  uint64_t popped = 0, taken_whole = 0, refused_wrapped = 0;
+  auto sums = [&](auto first, auto last) {
+    struct {
+      uint64_t cells = 0, frames = 0;
+    } r;
+    for (auto it = first; it != last; ++it) {
+      r.cells += ((*it)->pkt_len + kCellMask) & ~kCellMask;
+      r.frames += std::max<uint32_t>((*it)->pkt_len, 60);
+    }
+    return r;
+  };
   for (int step = 0; step < 20'000; ++step) {
-    const uint64_t op = rng.between(0, 9);
+    const uint64_t op = rng.between(0, 11);
     if (op < 5) {
       if (f.full()) continue;
-      rte_mbuf* m = pkt(static_cast<uint32_t>(rng.between(0, 1500)));
+      // A few runts (below the 60-byte minimum frame) among full-size frames.
+      rte_mbuf* m = pkt(static_cast<uint32_t>(rng.between(0, 3) == 0 ? rng.between(0, 70) : rng.between(0, 1500)));
       f.push(m);
       model.push_back(m);
       model_bytes += m->pkt_len;
@@ -267,6 +282,53 @@ TEST_F(PacketFifoTest, MatchesADequeOverManyLapsOfTheRing) {
       model.pop_front();
       rte_pktmbuf_free(m);
       ++popped;
+      head_slot = (head_slot + 1) % 16;
+    } else if (op == 9) {
+      rte_mbuf* out[16];
+      const uint16_t max = static_cast<uint16_t>(rng.between(0, 16));
+      uint64_t bytes = 0, calls = 0;
+      const uint16_t n = f.pop_upto(out, max, bytes, [&](uint32_t) { ++calls; });
+      const std::size_t expect_n = std::min<std::size_t>(max, model.size());
+      if (n != expect_n) free_all(out, n);
+      ASSERT_EQ(n, expect_n) << "step " << step;
+      ASSERT_EQ(calls, n);
+      bool in_order = true;
+      for (uint16_t i = 0; i < n; ++i) {
+        in_order &= out[i] == model.front();
+        model_bytes -= out[i]->pkt_len;
+        model.pop_front();
+      }
+      free_all(out, n);
+      ASSERT_TRUE(in_order) << "step " << step;
+      popped += n;
+      head_slot = (head_slot + n) % 16;
+    } else if (op == 10) {
+      const uint32_t max = static_cast<uint32_t>(rng.between(0, 16));
+      const auto expect = sums(model.begin(), model.end());
+      PacketFifo::Taken t{};
+      rte_mbuf** all = f.take_all(max, t);
+      const bool fits = model.size() <= max, consecutive = head_slot + model.size() <= 16;
+      ASSERT_EQ(all != nullptr, fits && consecutive) << "step " << step << ": " << model.size() << " queued from slot "
+                                                     << head_slot << ", max " << max;
+      if (!all) {
+        refused_wrapped += fits;
+      } else {
+        ASSERT_EQ(t.packets, model.size());
+        ASSERT_EQ(t.bytes, model_bytes);
+        ASSERT_EQ(t.cells, expect.cells);
+        ASSERT_EQ(t.frame_bytes, expect.frames);
+        bool in_order = true;
+        for (uint32_t i = 0; i < t.packets; ++i) {
+          in_order &= all[i] == model.front();
+          model.pop_front();
+        }
+        for (uint32_t i = 0; i < t.packets; ++i) rte_pktmbuf_free(all[i]);
+        ASSERT_TRUE(in_order) << "step " << step;
+        model_bytes = 0;
+        popped += t.packets;
+        taken_whole += t.packets != 0;
+        head_slot = 0;  // a FIFO taken whole starts again at slot 0
+      }
     } else {
       rte_mbuf* out[16];
       const uint16_t max = static_cast<uint16_t>(rng.between(0, 16));
@@ -289,9 +351,13 @@ TEST_F(PacketFifoTest, MatchesADequeOverManyLapsOfTheRing) {
       model_bytes -= sum;
       ASSERT_EQ(bytes, 3 + sum);
       popped += n;
+      head_slot = (head_slot + n) % 16;
     }
     ASSERT_EQ(f.packets(), model.size()) << "step " << step;
     ASSERT_EQ(f.bytes(), model_bytes) << "step " << step;
+    const auto expect = sums(model.begin(), model.end());
+    ASSERT_EQ(f.cells(), expect.cells) << "step " << step;
+    ASSERT_EQ(f.frame_bytes(), expect.frames) << "step " << step;
     ASSERT_EQ(f.empty(), model.empty());
     ASSERT_EQ(f.full(), model.size() == 16);
     if (!model.empty()) {
@@ -299,6 +365,41 @@ TEST_F(PacketFifoTest, MatchesADequeOverManyLapsOfTheRing) {
     }
   }
   EXPECT_GT(popped, 16u * 200) << "the ring should have wrapped hundreds of times";
+  EXPECT_GT(taken_whole, 100u) << "take_all() should have taken non-empty queues";
+  EXPECT_GT(refused_wrapped, 10u) << "take_all() should have met queues that wrap past the ring's end";
+}
+
+TEST_F(PacketFifoTest, TakeAllHandsOverTheQueuedSlotsWithTheirTotals) {
+  // The egress fast case: a queue that drained last time (so starts at slot 0) goes out
+  // whole; the caller passes the FIFO's own slots to the PMD, so they must be the packets in
+  // order, and the FIFO must be empty and at slot 0 again at once.
+  PacketFifo f(8);
+  Drained guard{this, f};
+  f.set_cell_mask(63);  // 64-byte cells
+  std::vector<rte_mbuf*> in = {pkt(10), pkt(60), pkt(100)};
+  for (rte_mbuf* m : in) f.push(m);
+  EXPECT_EQ(f.cells(), 64u + 64 + 128);
+  EXPECT_EQ(f.frame_bytes(), 60u + 60 + 100) << "the 10-byte runt is padded to the 60-byte minimum";
+  PacketFifo::Taken t{};
+  EXPECT_EQ(f.take_all(2, t), nullptr) << "three packets are more than max";
+  EXPECT_EQ(f.packets(), 3u) << "a refused take_all() takes nothing";
+  rte_mbuf** all = f.take_all(8, t);
+  ASSERT_NE(all, nullptr);
+  ASSERT_EQ(t.packets, 3u);
+  for (uint32_t i = 0; i < t.packets; ++i) EXPECT_EQ(all[i], in[i]) << i;
+  EXPECT_EQ(t.bytes, 170u);
+  EXPECT_EQ(t.cells, 256u);
+  EXPECT_EQ(t.frame_bytes, 220u);
+  EXPECT_TRUE(f.empty());
+  EXPECT_EQ(f.bytes(), 0u);
+  EXPECT_EQ(f.cells(), 0u);
+  EXPECT_EQ(f.frame_bytes(), 0u);
+  EXPECT_EQ(f.front(), in[0]) << "the next push goes to slot 0";
+  for (uint32_t i = 0; i < t.packets; ++i) taken.push_back(all[i]);
+  // An empty FIFO is taken whole too (no packets, non-null): the caller sends nothing.
+  all = f.take_all(8, t);
+  EXPECT_NE(all, nullptr);
+  EXPECT_EQ(t.packets, 0u);
 }
 
 TEST_F(PacketFifoTest, FitsAtThePacketAndByteLimits) {
