@@ -16,12 +16,13 @@ namespace rs {
 // csum_update16(csum, w, w') for w' = w with its TTL byte one lower, as stored in the packet.
 // In memory order TTL is the low byte of the 16-bit load, so ~w + w' = 0xFFFF - 1 exactly
 // (no borrow: TTL >= 1) and the RFC 1624 sum is ~csum + 0xFFFE, which needs one fold only
-// (0xFFFF + 0xFFFE = 0x1FFFD folds to 0xFFFE). Same integers as csum_update16, fewer steps.
+// (0xFFFF + 0xFFFE = 0x1FFFD folds to 0xFFFE). Same integers as csum_update16, fewer steps:
+// the fold is the carry of a 16-bit add put back (add, adc), since it cannot carry twice.
 static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "csum_ttl_decrement assumes TTL is the low byte of the load");
 inline uint16_t csum_ttl_decrement(uint16_t csum) {
-  uint32_t sum = static_cast<uint16_t>(~csum) + 0xFFFEu;
-  sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<uint16_t>(~sum);
+  uint16_t sum;
+  const bool carry = __builtin_add_overflow(static_cast<uint16_t>(~csum), uint16_t{0xFFFE}, &sum);
+  return static_cast<uint16_t>(~(sum + carry));
 }
 
 // The rewrite in parts, so a caller that already knows the shape (ipv4_fastpath) skips the

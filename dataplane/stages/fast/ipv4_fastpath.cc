@@ -61,9 +61,13 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // do not fit (4 KiB pages under --no-huge).
   // The mbufs come from the rx burst of a PMD that touched many other pages since writing
   // them: their translations are gone from the TLB. Prefetching each chunk's mbuf headers two
-  // chunks ahead and frames one chunk ahead overlaps those page walks (as l3fwd does).
+  // chunks ahead and frames one chunk ahead overlaps those page walks (as l3fwd does). The
+  // frame is prefetched where a received packet's data starts in the switch's own pool
+  // (rx PMDs leave the default headroom), not at buf_addr + data_off: that would load the mbuf
+  // first, and a prefetch at a wrong guess costs nothing but itself.
+  auto frame_guess = [](const rte_mbuf* m) { return reinterpret_cast<const uint8_t*>(m) + kFrameOffsetGuess; };
   for (uint16_t i = 0; i < n && i < kMbufAhead; ++i) rte_prefetch0(in.pkts[i]);
-  for (uint16_t i = 0; i < n && i < kFrameAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+  for (uint16_t i = 0; i < n && i < kFrameAhead; ++i) rte_prefetch0(frame_guess(in.pkts[i]));
   for (uint16_t base = 0; base < n; base += kChunk) {
     const uint16_t end = std::min<uint16_t>(n, base + kChunk);
     // Whole chunks ahead. Inside the burst (most chunks) the loops have a constant count and
@@ -72,12 +76,12 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
 #pragma GCC unroll 8
       for (uint16_t k = 0; k < kChunk; ++k) rte_prefetch0(in.pkts[base + kMbufAhead + k]);
 #pragma GCC unroll 8
-      for (uint16_t k = 0; k < kChunk; ++k) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[base + kFrameAhead + k], void*));
+      for (uint16_t k = 0; k < kChunk; ++k) rte_prefetch0(frame_guess(in.pkts[base + kFrameAhead + k]));
     } else {
       const uint16_t mbuf_end = std::min<uint16_t>(n, end + kMbufAhead);
       for (uint16_t i = base + kMbufAhead; i < mbuf_end; ++i) rte_prefetch0(in.pkts[i]);
       const uint16_t frame_end = std::min<uint16_t>(n, end + kFrameAhead);
-      for (uint16_t i = base + kFrameAhead; i < frame_end; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
+      for (uint16_t i = base + kFrameAhead; i < frame_end; ++i) rte_prefetch0(frame_guess(in.pkts[i]));
     }
     PacketMeta* pm[kChunk];
     uint16_t k = 0;
@@ -96,7 +100,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         continue;
       }
       unsigned report;
-      const TcQueueMap::TcQueue tq = map_.classify_untagged(f.flags, f.tos >> 2, report);
+      const TcQueueMap::TcQueue tq = map_.classify_untagged(f.cnp ? meta_flag::kCnp : 0, f.tos >> 2, report);
       cnp += (report & TcQueueMap::kCnpSteered) != 0;
       PacketMeta& p = meta(m);
       if constexpr (kInlineEcmp) {

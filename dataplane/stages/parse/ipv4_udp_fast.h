@@ -92,12 +92,18 @@ inline bool ipv4_header_sum_ok(const rte_mbuf* m, const uint8_t* ip, uint32_t ih
 struct FastFields {
   uint32_t flow_hash;
   uint32_t dst_be;     // destination address as it sits in the frame
-  const uint8_t* bth;  // where a BTH would start; read only when flags has kRoce
-  uint8_t tos, flags, opcode, ttl;  // opcode is 0 unless RoCE
-  // Read when the metadata is stored, not at parse: a packet queued without metadata (see
+  const uint8_t* bth;  // where a BTH would start; read only when roce
+  uint8_t tos, ttl;
+  bool roce, cnp;  // UDP to 4791; and a CNP (classification steers it)
+  // Built when the metadata is stored, not at parse: a packet queued without metadata (see
   // ipv4_fastpath) never needs them.
-  uint32_t dest_qp() const { return flags & meta_flag::kRoce ? load_be32(bth + 4) & 0xFFFFFF : 0; }
-  uint32_t psn() const { return flags & meta_flag::kRoce ? load_be32(bth + 8) & 0xFFFFFF : 0; }
+  uint8_t flags() const {
+    static_assert(meta_flag::kRoce == 1u << 2 && meta_flag::kCnp == 1u << 3);
+    return static_cast<uint8_t>(meta_flag::kUdp | static_cast<unsigned>(roce) << 2 | static_cast<unsigned>(cnp) << 3);
+  }
+  uint8_t opcode() const { return roce ? bth[0] : 0; }
+  uint32_t dest_qp() const { return roce ? load_be32(bth + 4) & 0xFFFFFF : 0; }
+  uint32_t psn() const { return roce ? load_be32(bth + 8) & 0xFFFFFF : 0; }
 };
 
 // The fast shape's metadata, stored as five little-endian words built in registers: the fields
@@ -125,11 +131,11 @@ static_assert(static_cast<uint8_t>(DropReason::None) == 0);
   const uint64_t w0 = kW0 | in_port | uint64_t{out_port} << 16;
   const uint64_t w1 = f.flow_hash | uint64_t{nexthop} << 32;
   // group, l3, flags, pcp 0, dscp, ecn, tc
-  const uint64_t w2 = uint64_t{group} | uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{f.flags} << 24 |
+  const uint64_t w2 = uint64_t{group} | uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} << 16 | uint64_t{f.flags()} << 24 |
                       uint64_t{static_cast<uint8_t>(f.tos >> 2)} << 40 | uint64_t{static_cast<uint8_t>(f.tos & 3)} << 48 |
                       uint64_t{tc} << 56;
   // queue, ip_proto, bth_opcode, drop_reason None, dest_qp
-  const uint64_t w3 = uint64_t{queue} | uint64_t{IPPROTO_UDP} << 8 | uint64_t{f.opcode} << 16 | uint64_t{f.dest_qp()} << 32;
+  const uint64_t w3 = uint64_t{queue} | uint64_t{IPPROTO_UDP} << 8 | uint64_t{f.opcode()} << 16 | uint64_t{f.dest_qp()} << 32;
   const uint32_t psn = f.psn();
   auto* b = reinterpret_cast<uint8_t*>(&pm);
   __builtin_memcpy(b, &w0, 8);
@@ -172,13 +178,12 @@ struct FastTally {
   h = flow_crc32c_u32(f.dst_be, h);
   h = flow_crc32c_u32(ports, h);
   f.flow_hash = flow_crc32c_u8(IPPROTO_UDP, h);
-  // Non-RoCE UDP keeps the BTH fields 0 (masks, not branches: RoCE and not mix in a burst);
-  // the byte is inside the frame either way (data_len was checked).
-  const uint8_t opcode = static_cast<uint8_t>(p[kBth] & -static_cast<unsigned>(roce));
-  const bool cnp = opcode == kCnpOpcode;  // 0 for non-RoCE
-  f.flags = static_cast<uint8_t>(meta_flag::kUdp | static_cast<unsigned>(roce) << 2 | static_cast<unsigned>(cnp) << 3);
-  static_assert(meta_flag::kRoce == 1u << 2 && meta_flag::kCnp == 1u << 3);
-  f.opcode = opcode;
+  // Only whether it is a CNP is needed now (classification steers those); the other BTH
+  // fields and the metadata flags wait for store_fast_meta. The byte is inside the frame
+  // either way (data_len was checked): an and, not a branch, since RoCE and not mix in a burst.
+  const bool cnp = (p[kBth] == kCnpOpcode) & roce;
+  f.roce = roce;
+  f.cnp = cnp;
   f.bth = p + kBth;
   ++t.ipv4;
   t.roce += roce;
