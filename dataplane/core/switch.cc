@@ -12,6 +12,7 @@
 
 #include "dataplane/core/mbuf_pool.h"
 #include "dataplane/io/ethdev_port.h"
+#include "dataplane/stages/egress/egress_rewrite.h"
 #include "pipelines_embedded.h"
 
 namespace rs {
@@ -85,6 +86,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       p->speed_gbps = ps.egress.speed_gbps;
       p->id = static_cast<uint16_t>(i);
       port_mac_[i] = ps.mac;
+      port_src_ipv4_[i] = port_src_ipv4_word(ps.mac);
       port_owner_[i] = static_cast<uint8_t>(ps.worker >= 0 ? ps.worker % cfg.workers : i % cfg.workers);
       ports_.push_back(std::move(p));
       egress_.push_back(std::make_unique<EgressPort>(static_cast<uint16_t>(i), ports_.back().get(), ps.egress, now_ns,
@@ -112,6 +114,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       wk->ctx.fib = fib_owned_.get();
       wk->ctx.load = &load_;
       wk->ctx.port_mac = port_mac_;
+      wk->ctx.port_src_ipv4 = port_src_ipv4_;
       wk->ctx.port_owner = port_owner_;
       wk->ctx.num_ports = static_cast<uint16_t>(ports_.size());
       workers_.push_back(std::move(wk));

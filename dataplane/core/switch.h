@@ -82,6 +82,7 @@ class Switch {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<rte_ring*> rings_;
   rte_ether_addr port_mac_[kMaxPorts]{};
+  uint64_t port_src_ipv4_[kMaxPorts]{};  // WorkerContext::port_src_ipv4
   uint8_t port_owner_[kMaxPorts]{};
   PortLoad load_;
   std::atomic<const Fib*> fib_{nullptr};

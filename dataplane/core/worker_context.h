@@ -29,6 +29,9 @@ struct WorkerContext {
   const PortLoad* load = nullptr;
   RoutingPolicy* const* policies = nullptr;     // indexed by routing policy id
   const rte_ether_addr* port_mac = nullptr;     // indexed by port id
+  // Indexed by port id: the port's MAC then EtherType IPv4, bytes 6..14 of an untagged IPv4
+  // frame it sends, so ipv4_fastpath writes them with one 8-byte store (see port_src_ipv4_word).
+  const uint64_t* port_src_ipv4 = nullptr;
   const uint8_t* port_owner = nullptr;          // port id -> worker owning its egress
   uint16_t num_ports = 0;
   EgressPort* const* egress = nullptr;          // port id -> egress when owned here, else null

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "dataplane/stages/egress/egress_rewrite.h"
+
 namespace rs::test {
 
 rte_ether_addr mac(const std::string& s) {
@@ -13,7 +15,10 @@ rte_ether_addr mac(const std::string& s) {
 }
 
 TestWorld::TestWorld(uint16_t ports) {
-  for (uint16_t p = 0; p < kMaxPorts; ++p) port_mac[p] = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)}};
+  for (uint16_t p = 0; p < kMaxPorts; ++p) {
+    port_mac[p] = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)}};
+    port_src_ipv4[p] = port_src_ipv4_word(port_mac[p]);
+  }
   for (auto& e : RoutingPolicyRegistry::all()) policies.push_back(e.make(1));
   for (auto& p : policies) policy_ptrs.push_back(p.get());
   ctx.worker = 0;
@@ -21,6 +26,7 @@ TestWorld::TestWorld(uint16_t ports) {
   ctx.load = &load;
   ctx.policies = policy_ptrs.data();
   ctx.port_mac = port_mac;
+  ctx.port_src_ipv4 = port_src_ipv4;
   ctx.port_owner = port_owner;
   ctx.num_ports = ports;
   ctx.fib = fib.get();

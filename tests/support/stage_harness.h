@@ -29,6 +29,7 @@ class TestWorld {
 
   std::unique_ptr<Fib> fib = std::make_unique<Fib>();
   rte_ether_addr port_mac[kMaxPorts]{};
+  uint64_t port_src_ipv4[kMaxPorts]{};
   uint8_t port_owner[kMaxPorts]{};
   WorkerCounters counters;
   PortLoad load;

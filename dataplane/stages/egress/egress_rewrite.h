@@ -6,6 +6,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include "dataplane/core/stage.h"
@@ -38,6 +39,29 @@ inline uint16_t csum_ttl_decrement(uint16_t csum) {
   auto* ip = reinterpret_cast<rte_ipv4_hdr*>(l3);
   ip->time_to_live--;
   ip->hdr_checksum = csum_ttl_decrement(ip->hdr_checksum);
+}
+
+// The MAC rewrite of an untagged IPv4 frame in two 8-byte stores. `nh` is the next hop as it
+// sits in the table (port, then MAC: one load gives both); `src_ipv4` is the egress port's
+// port_src_ipv4_word. The first store puts the next hop's MAC in bytes 0..6 (and two bytes
+// that the second overwrites), the second the port's MAC and the EtherType, which was 0x0800
+// already.
+static_assert(sizeof(NextHop) == 8 && offsetof(NextHop, port) == 0 && offsetof(NextHop, mac) == 2);
+static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "the words below are built in memory order");
+[[gnu::always_inline]] inline uint64_t nexthop_word(const NextHop& nh) {
+  uint64_t w;
+  std::memcpy(&w, &nh, sizeof(w));
+  return w;
+}
+inline uint64_t port_src_ipv4_word(const rte_ether_addr& mac) {
+  uint64_t w = uint64_t{RTE_BE16(RTE_ETHER_TYPE_IPV4)} << 48;
+  std::memcpy(&w, mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+  return w;
+}
+[[gnu::always_inline]] inline void rewrite_macs_ipv4(uint8_t* frame, uint64_t nh_word, uint64_t src_ipv4) {
+  const uint64_t dst = nh_word >> 16;
+  std::memcpy(frame, &dst, sizeof(dst));
+  std::memcpy(frame + RTE_ETHER_ADDR_LEN, &src_ipv4, sizeof(src_ipv4));
 }
 
 // One packet's rewrite from its metadata; returns whether it was IPv4.

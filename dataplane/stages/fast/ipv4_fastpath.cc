@@ -18,7 +18,8 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // No IPv4 LPM means no IPv4 route at all (Fib::add_route creates it for a default route
   // too): nothing here could be routed, and the general path names each drop. Checked here so
   // the per-packet lookup need not.
-  if (!ctx.fib->v4_view().lpm) [[unlikely]] {
+  // (And a context without the port words the rewrite stores sends everything there too.)
+  if (!ctx.fib->v4_view().lpm || !ctx.port_src_ipv4) [[unlikely]] {
     for (uint16_t i = 0; i < in.n; ++i) {
       meta(in.pkts[i]).in_port = ctx.rx_port;
       next[i] = Slow;
@@ -45,15 +46,17 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   const uint32_t seed = seed_;
   const uint16_t num_ports = ctx.num_ports;
   EgressPort* const* egress = ctx.egress;
+  const uint64_t* port_src = ctx.port_src_ipv4;
   const uint16_t rx_port = ctx.rx_port;
   const uint16_t n = in.n;
   // The rare outcomes are counted; the usual one (queued here) is what is left.
   uint32_t slow = 0, cnp = 0, handoff = 0, bad = 0;
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
-  // The rewrite of a routed packet whose egress port is valid.
-  auto rewrite = [&](rte_mbuf* m, uint32_t nh, uint16_t port) {
+  // The rewrite of a routed packet whose egress port is valid; nh_word is its next hop's
+  // table entry (nexthop_word).
+  auto rewrite = [&](rte_mbuf* m, uint64_t nh_word, uint16_t port) {
     uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
-    rewrite_macs(frame, &nexthops[nh].mac, &ctx.port_mac[port]);
+    rewrite_macs_ipv4(frame, nh_word, port_src[port]);
     decrement_ttl_ipv4(frame + sizeof(rte_ether_hdr));
   };
   // A chunk at a time, so that the packets' pages are still in the L1 TLB and their lines in
@@ -107,7 +110,8 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         // EcmpHash::select, inline.
         const NextHopGroup& g = groups[group];
         const uint32_t nh = g.table[f.flow_hash & g.mask];  // < num_nexthops (Fib::add_group checks)
-        const uint16_t port = nexthops[nh].port;
+        const uint64_t nh_word = nexthop_word(nexthops[nh]);  // port and MAC in one load
+        const uint16_t port = static_cast<uint16_t>(nh_word);
         if (port >= num_ports) [[unlikely]] {
           parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
           p.drop_reason = DropReason::BadNextHop;
@@ -115,7 +119,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           ++bad;
           continue;
         }
-        rewrite(m, nh, port);
+        rewrite(m, nh_word, port);
         // ctx.egress holds only this worker's ports (null for the others): one load and one
         // test say the port is local.
         if (EgressPort* e = egress[port]; e && !e->reads_metadata()) [[likely]] {
@@ -148,7 +152,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         }
         pm[j]->nexthop = nh[j];
         pm[j]->out_port = port;
-        rewrite(m, nh[j], port);
+        rewrite(m, nexthop_word(nexthops[nh[j]]), port);
         handoff += !enqueue_one(m, port, ctx);
       }
     }
