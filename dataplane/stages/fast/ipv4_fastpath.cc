@@ -31,12 +31,25 @@ void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   }
   // Plain ECMP everywhere (the usual configuration): the member is one more load, taken inline.
   const int uniform = ctx.fib->uniform_policy();
-  if (uniform >= 0 && ctx.policies[uniform]->hash_table_only()) run<true>(in, next, ctx);
-  else run<false>(in, next, ctx);
+  if (uniform >= 0 && ctx.policies[uniform]->hash_table_only()) {
+    // Every port's egress on this worker and none reading metadata (one worker, lossy queues:
+    // the line-rate case): no packet can need its metadata stored, so the loop carries none of
+    // what storing it takes past the member choice, and spills less.
+    bool local_lossy = true;
+    for (uint16_t p = 0; p < ctx.num_ports; ++p) {
+      const EgressPort* e = ctx.egress[p];
+      local_lossy &= e != nullptr && !e->reads_metadata();
+    }
+    if (local_lossy) run<true, true>(in, next, ctx);
+    else run<true, false>(in, next, ctx);
+  } else {
+    run<false, false>(in, next, ctx);
+  }
 }
 
-template <bool kInlineEcmp>
+template <bool kInlineEcmp, bool kLocalLossy>
 void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
+  static_assert(kInlineEcmp || !kLocalLossy);
   const Fib& fib = *ctx.fib;
   const NextHop* nexthops = fib.nexthop_table();
   // Loaded once, not after every byte store to a frame or to next[] (which may alias them).
@@ -120,6 +133,10 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           continue;
         }
         rewrite(m, nh_word, port);
+        if constexpr (kLocalLossy) {
+          egress[port]->enqueue_lossy(m, tq.queue & 7, ctx);  // port < num_ports: local, lossy
+          continue;
+        }
         // ctx.egress holds only this worker's ports (null for the others): one load and one
         // test say the port is local.
         if (EgressPort* e = egress[port]; e && !e->reads_metadata()) [[likely]] {

@@ -41,7 +41,7 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
   static constexpr uint16_t kMbufAhead = 2 * kChunk, kFrameAhead = kChunk;  // prefetch distances
   // mbuf header, private area, default headroom: where rx puts a frame in the switch's pool.
   static constexpr std::size_t kFrameOffsetGuess = sizeof(rte_mbuf) + kMbufPrivSize + RTE_PKTMBUF_HEADROOM;
-  template <bool kInlineEcmp>
+  template <bool kInlineEcmp, bool kLocalLossy>
   void run(Burst& in, uint8_t* next, WorkerContext& ctx);
   uint32_t seed_;  // the parser's, so flow hashes (and ECMP choices) agree between the paths
   TcQueueMap map_;
