@@ -75,27 +75,22 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // A chunk at a time, so that the packets' pages are still in the L1 TLB and their lines in
   // L1 when the chunk's second pass (when there is one) rewrites them: a whole burst's pages
   // do not fit (4 KiB pages under --no-huge).
-  // The mbufs come from the rx burst of a PMD that touched many other pages since writing
-  // them: their translations are gone from the TLB. Prefetching each chunk's mbuf headers two
-  // chunks ahead and frames one chunk ahead overlaps those page walks (as l3fwd does). The
+  // Frames are prefetched one chunk ahead (as l3fwd does): a NIC's DMA leaves them in the
+  // last-level cache at best. The mbuf headers are not: the rx PMD has just written them, and
+  // prefetching them too cost 2 instructions per packet for no gain (perf/README.md). The
   // frame is prefetched where a received packet's data starts in the switch's own pool
   // (rx PMDs leave the default headroom), not at buf_addr + data_off: that would load the mbuf
   // first, and a prefetch at a wrong guess costs nothing but itself.
   auto frame_guess = [](const rte_mbuf* m) { return reinterpret_cast<const uint8_t*>(m) + kFrameOffsetGuess; };
-  for (uint16_t i = 0; i < n && i < kMbufAhead; ++i) rte_prefetch0(in.pkts[i]);
   for (uint16_t i = 0; i < n && i < kFrameAhead; ++i) rte_prefetch0(frame_guess(in.pkts[i]));
   for (uint16_t base = 0; base < n; base += kChunk) {
     const uint16_t end = std::min<uint16_t>(n, base + kChunk);
     // Whole chunks ahead. Inside the burst (most chunks) the loops have a constant count and
     // unroll; near its end the bounds are clipped to the burst.
-    if (base + kChunk + kMbufAhead <= n) [[likely]] {
-#pragma GCC unroll 8
-      for (uint16_t k = 0; k < kChunk; ++k) rte_prefetch0(in.pkts[base + kMbufAhead + k]);
+    if (base + kChunk + kFrameAhead <= n) [[likely]] {
 #pragma GCC unroll 8
       for (uint16_t k = 0; k < kChunk; ++k) rte_prefetch0(frame_guess(in.pkts[base + kFrameAhead + k]));
     } else {
-      const uint16_t mbuf_end = std::min<uint16_t>(n, end + kMbufAhead);
-      for (uint16_t i = base + kMbufAhead; i < mbuf_end; ++i) rte_prefetch0(in.pkts[i]);
       const uint16_t frame_end = std::min<uint16_t>(n, end + kFrameAhead);
       for (uint16_t i = base + kFrameAhead; i < frame_end; ++i) rte_prefetch0(frame_guess(in.pkts[i]));
     }

@@ -38,7 +38,7 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
 
  private:
   static constexpr uint16_t kChunk = 8;
-  static constexpr uint16_t kMbufAhead = 2 * kChunk, kFrameAhead = kChunk;  // prefetch distances
+  static constexpr uint16_t kFrameAhead = kChunk;  // prefetch distance
   // mbuf header, private area, default headroom: where rx puts a frame in the switch's pool.
   static constexpr std::size_t kFrameOffsetGuess = sizeof(rte_mbuf) + kMbufPrivSize + RTE_PKTMBUF_HEADROOM;
   template <bool kInlineEcmp, bool kLocalLossy>
