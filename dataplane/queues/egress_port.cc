@@ -73,7 +73,7 @@ void EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
     else if (sb_->pg_level(in, pg) + (precharged ? 0 : cells) > s.xoff + s.headroom) r = DropReason::HeadroomExhausted;
   } else if (over_limit(q, len, cells)) {
     r = (dyn_mask_ & qbit) ? DropReason::DynamicThreshold : DropReason::TailDropBytes;
-  } else if (sb_->pool_can_fill() && q_cells_[q] + cells > lcfg_.reserved[q] && sb_->used() + cells > sb_->shared_size()) {
+  } else if (sb_->pool_can_fill() && f.cells() + cells > lcfg_.reserved[q] && sb_->used() + cells > sb_->shared_size()) {
     r = DropReason::SharedPoolFull;
   }
   if (r == DropReason::None && (wred_mask_ & qbit)) {
@@ -224,13 +224,13 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   uint8_t served = 0;  // queues dequeued from
   uint16_t n = 0;
   uint64_t bytes = 0;
-  uint64_t cells = 0;
+  // Cells leave with their packets: the FIFOs' sums before and after say how many.
+  const uint64_t cells_before = queued_cells();
   if ((eligible & (eligible - 1)) == 0) {
     // One queue has traffic (the usual case on a port): no arbitration per packet. A DWRR
     // queue served alone starts the next contended round with no carried deficit.
     const int q = __builtin_ctz(eligible);
     PacketFifo& f = q_[q];
-    const uint64_t cells_before = f.cells();
     static_assert(PacketFifo::kMinFrameNoFcs == kEthMinFrame - kEthFcs);
     if (shaper_.covers(f.bytes(), f.packets())) {
       // The link can take the whole queue (a fast port): no credit check per frame, and when
@@ -252,12 +252,9 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     } else {
       n = shaper_.spend([&](auto& more) { return f.pop_burst(out, kBurst, bytes, more); });
     }
-    cells = cells_before - f.cells();
     qs_[q].deq_packets += n;
     qs_[q].deq_bytes += bytes;
     served = static_cast<uint8_t>(1u << q);
-    if (cells_mask_ & (1u << q)) [[unlikely]]
-      q_cells_[q] -= cells;
     if (f.empty()) {
       nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
       f.rewind_if_empty();
@@ -276,10 +273,6 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
       }
       if (!(strict_mask_ & (1u << q))) dwrr_.on_sent(q, len, now_empty);
       shaper_.consume(len);
-      const uint32_t c = sb_->charge(len);
-      cells += c;
-      if (cells_mask_ & (1u << q)) [[unlikely]]
-        q_cells_[q] -= c;
       ++qs_[q].deq_packets;
       qs_[q].deq_bytes += len;
       served |= static_cast<uint8_t>(1u << q);
@@ -291,6 +284,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
     if (dirty_ | nonempty_mask_) publish_counters();
     return 0;
   }
+  const uint64_t cells = cells_before - queued_cells();
   // The pool gets the cells back (and in the lossy mode knows it has: settle_cells); PGs
   // (lossless accounting) need each packet's ingress PG.
   use_->used_bytes.sub(cells);
@@ -321,7 +315,6 @@ void EgressPort::drop_queue(int q, WorkerContext& ctx, DropReason reason) {
   nonempty_mask_ &= static_cast<uint8_t>(~(1u << q));
   q_[q].rewind_if_empty();
   stalled_since_[q] = 0;
-  q_cells_[q] = 0;
   dwrr_.on_empty(q);
   dirty_ |= static_cast<uint8_t>(1u << q);
 }

@@ -88,8 +88,8 @@ class EgressPort {
       ctx.drop(m, r, id_);
       return;
     }
-    // admit() without what this mode cannot need: no queue counts cells (cells_mask_ puts a
-    // port in full admission), and the pool cannot fill, so its usage only feeds reports: the
+    // admit() without what this mode cannot need: no queue is admitted by its cells
+    // (cells_mask_ puts a port in full admission), and the pool cannot fill, so its usage only feeds reports: the
     // FIFO sums the cells and the pool learns them once per transmit (settle_cells).
     f.push(m, len);
     nonempty_mask_ |= static_cast<uint8_t>(1u << q);
@@ -137,8 +137,7 @@ class EgressPort {
     const uint8_t qbit = static_cast<uint8_t>(1u << q);
     q_[q].push(m, len);
     nonempty_mask_ |= qbit;  // and so published (publish_counters)
-    use_->used_bytes.add(cells);
-    if (cells_mask_ & qbit) q_cells_[q] += cells;
+    use_->used_bytes.add(cells);  // the FIFO sums the queue's own cells
   }
   // Depth only grows between dequeues: called before each dequeue and each publication.
   void note_peaks(uint8_t queues) {
@@ -174,11 +173,12 @@ class EgressPort {
   // threshold the queue's cells against alpha = 2^dynamic_th of the free shared pool, both in
   // the pool's unit, as an ASIC compares them.
   bool over_limit(int q, uint32_t len, uint32_t cells) const {
-    if (q_cells_[q] + cells <= lcfg_.reserved[q]) return false;  // within the queue's own `size`
+    const uint64_t queued = q_[q].cells();
+    if (queued + cells <= lcfg_.reserved[q]) return false;  // within the queue's own `size`
     if (!(dyn_mask_ & (1u << q))) return q_[q].bytes() + len > cfg_.limits[q].bytes;
     const uint64_t free = sb_->free_shared();
     const int8_t dt = lcfg_.dynamic_th[q];
-    return q_cells_[q] + cells > (dt >= 0 ? free << dt : free >> -dt);
+    return queued + cells > (dt >= 0 ? free << dt : free >> -dt);
   }
   // Gives packets' cells back to the pool and their PGs.
   void release(rte_mbuf* const* pkts, uint16_t n);
@@ -214,12 +214,11 @@ class EgressPort {
   uint8_t nonempty_mask_ = 0;  // kept per push/pop so the scheduler never scans 8 queues
   uint8_t wred_mask_ = 0;      // queues with a WRED/ECN profile
   uint8_t dyn_mask_ = 0;       // queues with a dynamic threshold
-  uint8_t cells_mask_ = 0;     // queues whose cells are counted (dynamic threshold or `size`)
+  uint8_t cells_mask_ = 0;     // queues admitted by their cells (dynamic threshold or `size`)
   uint8_t lossless_q_ = 0;     // queues a lossless priority pauses (watched by the watchdog)
   uint8_t wd_drop_mask_ = 0;   // watchdog (drop): queue flushed, arrivals dropped
   uint8_t ignore_pause_ = 0;   // watchdog (drop, forward): received PAUSE ignored
   std::array<int8_t, 8> q_prio_{};         // queue -> the lossless priority pausing it, -1 none
-  std::array<uint64_t, 8> q_cells_{};      // cells per queue, kept for dynamic-threshold queues
   std::array<uint64_t, 8> pause_until_{};  // by queue
   std::array<uint64_t, 8> pause_start_{};
   std::array<uint64_t, 8> stalled_since_{};  // paused and holding packets since (0: not)

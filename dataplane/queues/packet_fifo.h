@@ -54,7 +54,10 @@ class PacketFifo {
   void push(rte_mbuf* m) { push(m, m->pkt_len); }
   void push(rte_mbuf* m, uint32_t pkt_len) {  // pkt_len: the caller has it in a register
     slots_[tail_++ & mask_] = m;
-    add(pkt_len);
+    bytes_ += pkt_len;
+    cells_ += cells_of(pkt_len, cell_mask_);
+    if (pkt_len < kMinFrameNoFcs) [[unlikely]]
+      pad_ += pad_of(pkt_len);
   }
   // An empty FIFO starts again at slot 0, so a queue that drains every loop (most do) keeps
   // reusing its first, cached slots instead of walking its whole ring through the cache and
@@ -132,22 +135,18 @@ class PacketFifo {
   static constexpr uint32_t kMinFrameNoFcs = 60;
 
  private:
+  // What one packet adds to the sums (push) and takes from them (the pops).
+  static uint32_t cells_of(uint32_t len, uint32_t cell_mask) { return (len + cell_mask) & ~cell_mask; }
+  static uint32_t pad_of(uint32_t len) { return len < kMinFrameNoFcs ? kMinFrameNoFcs - len : 0; }
   struct Sums {
     uint64_t bytes = 0, cells = 0;
     uint32_t pad = 0;
     void add(uint32_t len, uint32_t cell_mask) {
       bytes += len;
-      cells += (len + cell_mask) & ~cell_mask;
-      if (len < kMinFrameNoFcs) [[unlikely]]
-        pad += kMinFrameNoFcs - len;
+      cells += cells_of(len, cell_mask);
+      pad += pad_of(len);
     }
   };
-  void add(uint32_t len) {
-    bytes_ += len;
-    cells_ += (len + cell_mask_) & ~cell_mask_;
-    if (len < kMinFrameNoFcs) [[unlikely]]
-      pad_ += kMinFrameNoFcs - len;
-  }
   void remove(const Sums& s) {
     bytes_ -= s.bytes;
     cells_ -= s.cells;
