@@ -117,12 +117,21 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     any_active |= active;
   }
   link_.refill(now_ns, any_active);
+  // One poll is one instant: the switch's PFC reaches the host only between polls, so the time
+  // a stalled worker makes up above must not go out in one poll (5 ms at 1 Gb/s is 625 KB, far
+  // past any PG's headroom). Each flow sends at most its bucket (~20 us of its rate, two jumbo
+  // frames at least) per poll, however many bursts the worker asks for; the banked credit goes
+  // out over the next polls, each of which can carry XOFF back first.
+  if (now_ns != poll_ns_) {
+    poll_ns_ = now_ns;
+    for (auto& f : flows_) f.poll_bytes = 0;
+  }
   std::size_t idle = 0;
   // Round robin over flows that have credit, until the link or every flow runs out.
   while (got < n && link_.can_send() && idle < flows_.size()) {
     Flow& f = flows_[rr_];
     rr_ = (rr_ + 1) % flows_.size();
-    if (!sending(f, now_ns) || !f.rate.can_send()) {
+    if (!sending(f, now_ns) || !f.rate.can_send() || f.poll_bytes >= f.rate.burst_bytes()) {
       ++idle;
       continue;
     }
@@ -134,6 +143,7 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     }
     f.rate.consume(m->pkt_len);
     link_.consume(m->pkt_len);
+    f.poll_bytes += wire_bytes(m->pkt_len);
     f.sent.inc();
     tx_bytes_.add(m->pkt_len);
     pkts[got++] = m;

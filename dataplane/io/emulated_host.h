@@ -70,6 +70,7 @@ class EmulatedHost final : public Port {
     uint32_t psn = 0;
     Shaper rate;
     Counter sent;
+    uint64_t poll_bytes = 0;  // sent at poll_ns_: bounded by the flow's bucket (rx_burst)
   };
   rte_mbuf* build(Flow& f);
   void on_mac_control(const uint8_t* frame, uint32_t len, uint64_t now_ns);
@@ -83,6 +84,7 @@ class EmulatedHost final : public Port {
   Shaper link_;
   std::deque<Flow> flows_;  // Flow holds counters: never moved
   std::size_t rr_ = 0;
+  uint64_t poll_ns_ = UINT64_MAX;  // the instant the flows' poll_bytes were counted at
   Counter tx_pkts_, tx_bytes_, alloc_fail_;
   Counter rx_pkts_, rx_bytes_, rx_roce_, icrc_bad_, rx_ce_;
   Counter rx_pfc_, rx_pfc_bad_, storm_sent_;

@@ -32,6 +32,8 @@ class Shaper {
     last_ = now_ns;
   }
   uint64_t rate_bytes_per_s() const { return rate_bps_; }
+  // The bucket of an idle link, in bytes: what it may send at once without being backlogged.
+  uint64_t burst_bytes() const { return burst_ / kScale; }
 
   // `backlogged`: packets were waiting (and not paused) over the interval since the last refill.
   void refill(uint64_t now_ns, bool backlogged = false) {

@@ -249,6 +249,47 @@ TEST(Lossless, EightToOneIncastLosesNothingOnLosslessClass) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 2b. The same kind of incast on a worker that loses the CPU: every 20 ms one poll comes 4 ms
+// late (a descheduled process on a busy CI box). The hosts make the lost time up, so the
+// bottleneck still runs at line rate, but over several polls: a sender learns of XOFF only
+// between polls, and 4 ms of 1 Gb/s sent in one poll (500 KB) would overrun any PG's headroom.
+TEST(Lossless, StalledWorkerMakesUpTimeWithoutOverrunningHeadroom) {
+  Net n;
+  n.pg.headroom = std::max<uint64_t>(64u << 10, headroom_min_bytes(1, 5, 9100));
+  n.add_host(1);
+  for (int i = 1; i <= 4; ++i) n.add_host(1);
+  for (uint8_t h = 1; h <= 4; ++h) n.add_flow(h, 0, 1, 0x100 + h);
+  Switch sw(n.cfg, kT0);
+  constexpr uint64_t kStep = 10 * kUs;
+  constexpr uint64_t kStall = 4 * kMs;
+  constexpr uint64_t kEnd = kT0 + 2'000 * kMs;
+  // Each stall comes at the first poll after the 20 ms mark at which some sender is not
+  // paused: a paused one banks nothing (it is not backlogged), so that is the case to test.
+  uint64_t stalls = 0, t = kT0, next_stall = kT0 + 20 * kMs;
+  while (t < kEnd) {
+    sw.poll_all(t);
+    ASSERT_EQ(sw.lossless_drops(), 0u) << "after stall " << stalls << ", at " << (t - kT0) / kUs << " us";
+    bool some_sending = false;
+    for (uint8_t h = 1; h <= 4; ++h) some_sending |= !host(sw, h).paused(kLossless, t);
+    if (t >= next_stall && some_sending) {
+      t += kStall;
+      next_stall += 20 * kMs;
+      ++stalls;
+    } else {
+      t += kStep;
+    }
+  }
+  EXPECT_GE(stalls, 80u);
+  EXPECT_GT(pfc_frames_sent(sw), 0u);
+  for (uint8_t h = 1; h <= 4; ++h) EXPECT_GT(host(sw, h).pfc_received(), 0u) << "h" << int{h};
+  // The stalls cost no throughput: the bottleneck delivered its line rate over the whole run.
+  const double expect = 1e9 / 8 / (kFrame + 24) * 2.0;
+  EXPECT_NEAR(static_cast<double>(host(sw, 0).received_packets()), expect, expect * 0.02);
+  sw.shutdown(kEnd);
+  EXPECT_TRUE(sw.totals().balanced());
+}
+
+// ---------------------------------------------------------------------------------------------
 // 3. PFC reception through an ethdev port built on DPDK rings: the test writes frames into the
 // port's rx ring as a peer would.
 struct RingPort {
