@@ -68,7 +68,14 @@ void Worker::poll(uint64_t now_ns) {
     const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
     for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
   }
-  for (EgressPort* e : tx_ports) e->transmit(ctx);
+  // A port sends a burst per call; one that sent a whole burst may have more that its link
+  // allows. It gets as many bursts as could have come in this loop, so that a port fed by
+  // several rx bursts (say one input and one output port) keeps up instead of tail-dropping
+  // what one burst a loop cannot carry.
+  const int tx_bursts = kRxBurstsPerPoll * static_cast<int>(rx_ports.size() + inbox.size());
+  for (EgressPort* e : tx_ports)
+    for (int k = 0; k < tx_bursts && e->transmit(ctx) == kBurst; ++k) {
+    }
   // Housekeeping on the worker's own loop but off the per-packet path: the PFC watchdog
   // looks at its queues once per poll interval.
   if (wd_poll_ns && now_ns >= next_wd_ns_) [[unlikely]] {

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dataplane/core/worker.h"
 #include "dataplane/io/emulated_host.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/host_net.h"
@@ -185,6 +186,28 @@ TEST(Switch, IncastOverTwoWorkersMatchesOneWorker) {
   RecordProperty("delivered_1w_2w", fmt::format("{} {}", one.delivered, two.delivered));
   RecordProperty("dropped_1w_2w", fmt::format("{} {}", one.dropped, two.dropped));
   RecordProperty("handoff", std::to_string(handoff));
+}
+
+// One input, one output, both fast: every loop reads several rx bursts for the one egress
+// port, so that port must send as many in the loop (one burst a loop would carry a fraction of
+// the input and tail-drop the rest on a link with room to spare).
+TEST(Switch, FastEgressSendsEveryBurstItsLinkAllows) {
+  Topology t(1);
+  t.add_host(400);
+  t.add_host(400);
+  t.add_flow(1, 0, 400, 0x300);
+  Switch sw(t.cfg, kT0);
+  constexpr uint64_t kStep = 20 * kUs;  // 1 MB of 400 Gb/s: more than one burst a loop
+  constexpr int kLoops = 100;
+  uint64_t now = kT0;
+  for (int i = 0; i < kLoops; ++i, now += kStep) sw.poll_all(now);
+  const SwitchTotals tot = sw.totals();
+  EXPECT_EQ(tot.dropped, 0u) << sw.stats()["drops"].dump();
+  EXPECT_TRUE(tot.balanced());
+  EXPECT_GT(tot.received, uint64_t{kBurst} * 2 * kLoops) << "the input must bring several bursts a loop";
+  EXPECT_EQ(host(sw, 0).received_packets(), tot.sent);
+  EXPECT_GE(tot.sent + 2 * kBurst * Worker::kRxBurstsPerPoll, tot.received) << "the egress fell behind its input";
+  sw.shutdown(now);
 }
 
 TEST(Switch, SameConfigSameClockSameStats) {
