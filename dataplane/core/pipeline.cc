@@ -158,11 +158,16 @@ void Pipeline::run(Burst& in, WorkerContext& ctx) {
   const std::size_t num_nodes = nodes_.size();
   // The entry node works on the caller's burst in place (no edge leads back to it).
   nodes[0].in = &in;
-  for (std::size_t k = 0; k < num_nodes; ++k) {
+  // Packets waiting in the nodes' inputs: once none are (the entry stage queued the whole
+  // burst, the usual case) the nodes after it are not even looked at.
+  uint32_t waiting = in.n;
+  bool handed = false;  // some burst changed hands: every node's input needs putting back
+  for (std::size_t k = 0; k < num_nodes && waiting != 0; ++k) {
     Node& node = nodes[k];
     Burst& b = *node.in;
     const uint16_t n = b.n;
     if (n == 0) continue;
+    waiting -= n;
     node.calls.inc();
     node.packets.add(n);
     ctx.single_next = WorkerContext::kNoSingleNext;
@@ -180,8 +185,10 @@ void Pipeline::run(Burst& in, WorkerContext& ctx) {
         // node has run and gets no more input in this pass (topological order), so it takes
         // the target's empty burst in exchange.
         Node& t = nodes[node.target[e0]];
+        waiting += n;
         if (t.in->n == 0) {
           std::swap(node.in, t.in);
+          handed = true;
         } else {
           Burst& d = *t.in;
           std::memcpy(&d.pkts[d.n], b.pkts, n * sizeof(rte_mbuf*));
@@ -202,11 +209,16 @@ void Pipeline::run(Burst& in, WorkerContext& ctx) {
       }
       Burst& d = *nodes[target[e]].in;
       d.pkts[d.n++] = m;
+      ++waiting;
     }
     b.clear();
   }
   // Every burst is empty again; give each node back its own, and the caller back its burst.
-  for (std::size_t k = 0; k < num_nodes; ++k) nodes[k].in = &nodes[k].buf;
+  if (handed) {
+    for (std::size_t k = 0; k < num_nodes; ++k) nodes[k].in = &nodes[k].buf;
+  } else {
+    nodes[0].in = &nodes[0].buf;
+  }
   in.clear();
 }
 
