@@ -25,6 +25,7 @@ struct NextHopGroup {
   uint32_t mask = 0;               // table.size() - 1; the table size is a power of two
   std::vector<uint32_t> members;   // next-hop indices
   std::vector<uint32_t> table;     // redirection table: hash slot -> next-hop index
+  std::vector<uint64_t> words;     // the same table as next-hop words (Fib::add_group fills it)
 };
 
 struct RouteSpec {
@@ -87,6 +88,14 @@ class Fib {
   }
   const NextHopGroup& group(uint32_t id) const { return groups_[id]; }
   const NextHopGroup* group_table() const { return groups_.data(); }
+  // A group as the fast path's inline ECMP reads it: the redirection table holding each slot's
+  // next hop as one word (port and MAC, as NextHop lies in memory), 16 bytes a group. The
+  // member is then two dependent loads, not four (group, its table, the slot, the next hop).
+  struct GroupWords {
+    const uint64_t* words;
+    uint32_t mask;
+  };
+  const GroupWords* group_words() const { return group_words_.data(); }
   const NextHop& nexthop(uint32_t id) const { return nexthops_[id]; }
   const NextHop* nexthop_table() const { return nexthops_.data(); }
   std::size_t num_groups() const { return groups_.size(); }
@@ -111,6 +120,7 @@ class Fib {
   rte_lpm6* v6_ = nullptr;
   std::vector<NextHop> nexthops_;
   std::vector<NextHopGroup> groups_;
+  std::vector<GroupWords> group_words_;  // one per group, into groups_[i].words
   std::size_t routes_ = 0;
   int uniform_policy_ = -1;
 };

@@ -55,6 +55,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // Loaded once, not after every byte store to a frame or to next[] (which may alias them).
   const std::size_t num_nexthops = fib.num_nexthops();
   const NextHopGroup* groups = fib.group_table();
+  const Fib::GroupWords* group_words = fib.group_words();
   const Fib::V4View v4 = fib.v4_view();
   const uint32_t seed = seed_;
   const uint16_t num_ports = ctx.num_ports;
@@ -67,8 +68,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
   parse::FastTally parsed;  // the parser's tallies; this stage counts by outcome instead
   // The rewrite of a routed packet whose egress port is valid; nh_word is its next hop's
   // table entry (nexthop_word).
-  auto rewrite = [&](rte_mbuf* m, uint64_t nh_word, uint16_t port) {
-    uint8_t* frame = rte_pktmbuf_mtod(m, uint8_t*);
+  auto rewrite = [&](uint8_t* frame, uint64_t nh_word, uint16_t port) {
     rewrite_macs_ipv4(frame, nh_word, port_src[port]);
     decrement_ttl_ipv4(frame + sizeof(rte_ether_hdr));
   };
@@ -115,10 +115,18 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
       cnp += (report & TcQueueMap::kCnpSteered) != 0;
       PacketMeta& p = meta(m);
       if constexpr (kInlineEcmp) {
-        // EcmpHash::select, inline.
-        const NextHopGroup& g = groups[group];
-        const uint32_t nh = g.table[f.flow_hash & g.mask];  // < num_nexthops (Fib::add_group checks)
-        const uint64_t nh_word = nexthop_word(nexthops[nh]);  // port and MAC in one load
+        // EcmpHash::select, inline. Where no metadata is stored the next hop's index is not
+        // needed: the slot holds its word. Slots are < num_nexthops (Fib::add_group checks).
+        uint32_t nh = 0;
+        uint64_t nh_word;  // port and MAC in one load
+        if constexpr (kLocalLossy) {
+          const Fib::GroupWords& g = group_words[group];
+          nh_word = g.words[f.flow_hash & g.mask];
+        } else {
+          const NextHopGroup& g = groups[group];
+          nh = g.table[f.flow_hash & g.mask];
+          nh_word = nexthop_word(nexthops[nh]);
+        }
         const uint16_t port = static_cast<uint16_t>(nh_word);
         if (port >= num_ports) [[unlikely]] {
           parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
@@ -127,7 +135,8 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           ++bad;
           continue;
         }
-        rewrite(m, nh_word, port);
+        // The frame as the parse found it: not rte_pktmbuf_mtod again (two loads and an add).
+        rewrite(f.frame(), nh_word, port);
         if constexpr (kLocalLossy) {
           egress[port]->enqueue_lossy(m, tq.queue & 7, ctx);  // port < num_ports: local, lossy
           continue;
@@ -164,7 +173,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         }
         pm[j]->nexthop = nh[j];
         pm[j]->out_port = port;
-        rewrite(m, nexthop_word(nexthops[nh[j]]), port);
+        rewrite(rte_pktmbuf_mtod(m, uint8_t*), nexthop_word(nexthops[nh[j]]), port);
         handoff += !enqueue_one(m, port, ctx);
       }
     }

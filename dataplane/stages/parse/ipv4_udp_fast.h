@@ -104,6 +104,10 @@ struct FastFields {
   uint8_t opcode() const { return roce ? bth[0] : 0; }
   uint32_t dest_qp() const { return roce ? load_be32(bth + 4) & 0xFFFFFF : 0; }
   uint32_t psn() const { return roce ? load_be32(bth + 8) & 0xFFFFFF : 0; }
+  // The frame's first byte (the parse reads the mbuf's data pointer once; the rewrite reuses it).
+  uint8_t* frame() const {
+    return const_cast<uint8_t*>(bth) - sizeof(rte_ether_hdr) - sizeof(rte_ipv4_hdr) - sizeof(rte_udp_hdr);
+  }
 };
 
 // The fast shape's metadata, stored as five little-endian words built in registers: the fields

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -421,6 +422,31 @@ TEST(NexthopGroupTable, FibRejectsATableNamingANextHopItDoesNotHave) {
     EXPECT_NE(std::string(e.what()).find("group 'bad': bad next hop 1 in its table"), std::string::npos) << e.what();
   }
   EXPECT_EQ(fib.num_groups(), 1u) << "nothing half-added";
+}
+
+TEST(NexthopGroupTable, GroupWordsAreEachSlotsNextHopAsTheFastPathLoadsIt) {
+  // ipv4_fastpath's inline ECMP reads group_words()[g].words[slot] as the next hop's port and
+  // MAC: every slot of every group, after more groups were added (the group vector moved).
+  Fib fib;
+  std::vector<uint32_t> nhs;
+  for (uint16_t p = 0; p < 12; ++p) nhs.push_back(fib.add_nexthop({p, mac(member_mac(p))}));
+  for (uint32_t g = 0; g < 9; ++g) {
+    NextHopGroup grp;
+    grp.name = "g" + std::to_string(g);
+    for (uint32_t k = 0; k <= g; ++k) grp.members.push_back(nhs[(g + k) % nhs.size()]);
+    fib.add_group(grp);
+  }
+  const Fib::GroupWords* words = fib.group_words();
+  for (uint32_t g = 0; g < fib.num_groups(); ++g) {
+    const NextHopGroup& grp = fib.group(g);
+    ASSERT_EQ(words[g].mask, grp.mask) << "group " << g;
+    for (uint32_t s = 0; s <= grp.mask; ++s) {
+      const NextHop& nh = fib.nexthop(grp.table[s]);
+      const uint64_t w = words[g].words[s];
+      EXPECT_EQ(static_cast<uint16_t>(w), nh.port) << "group " << g << " slot " << s;
+      EXPECT_EQ(std::memcmp(reinterpret_cast<const uint8_t*>(&w) + 2, nh.mac.addr_bytes, 6), 0) << "group " << g << " slot " << s;
+    }
+  }
 }
 
 TEST(RoutingPolicyRegistry, EcmpHashIsHashTableOnly) {
