@@ -51,9 +51,9 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   if (cfg.workers == 0 || cfg.workers > kMaxWorkers) throw std::runtime_error("bad worker count");
   PipelineSpec spec = parse_pipeline(cfg.pipeline_text.empty() ? std::string(kPipelineL3Roce) : cfg.pipeline_text,
                                      cfg.pipeline_text.empty() ? "pipelines/l3_roce.yaml" : cfg.pipeline_source);
-  // Per-lcore caches as large as DPDK allows, so a poll's worth of packets (4 rx bursts) is
-  // allocated and freed within the cache, never through the shared ring; but together (each
-  // may hold 1.5 x its size) they keep at most about a fifth of a small pool.
+  // Per-lcore caches as large as DPDK allows, so a poll's worth of packets (kRxBurstsPerPoll
+  // rx bursts) is allocated and freed within the cache, never through the shared ring; but
+  // together (each may hold 1.5 x its size) they keep at most about a fifth of a small pool.
   const unsigned cache = std::min<unsigned>(RTE_MEMPOOL_CACHE_MAX_SIZE, cfg.mbufs / (8 * (cfg.workers + 1)));
   pool_ = create_mbuf_pool({.name = unique("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize});
   if (!pool_) throw std::runtime_error(fmt::format("mbuf pool: {}", rte_strerror(rte_errno)));

@@ -20,7 +20,7 @@ class EgressPort;
 
 class Worker {
  public:
-  static constexpr int kRxBurstsPerPoll = 4;
+  static constexpr int kRxBurstsPerPoll = 6;
 
   Worker(uint16_t id, const PipelineSpec& spec, const StageEnv& env, uint32_t seed);
 
