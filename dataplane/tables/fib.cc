@@ -7,7 +7,6 @@
 #include <rte_lpm6.h>
 
 #include <atomic>
-#include <cstring>
 #include <stdexcept>
 
 namespace rs {
@@ -53,14 +52,11 @@ uint32_t Fib::add_group(NextHopGroup g) {
   for (uint32_t t : g.table)
     if (t >= nexthops_.size()) throw std::runtime_error(fmt::format("group '{}': bad next hop {} in its table", g.name, t));
   g.mask = static_cast<uint32_t>(g.table.size() - 1);
-  static_assert(sizeof(NextHop) == sizeof(uint64_t));
-  g.words.resize(g.table.size());
-  for (std::size_t i = 0; i < g.table.size(); ++i) std::memcpy(&g.words[i], &nexthops_[g.table[i]], sizeof(uint64_t));
+  g.words.clear();
+  for (uint32_t t : g.table) g.words.push_back(nexthop_word(nexthops_[t]));
   uniform_policy_ = groups_.empty() || uniform_policy_ == g.policy ? g.policy : -1;
   groups_.push_back(std::move(g));
-  // groups_ may have moved its elements; their tables' buffers did not, but refresh them all.
-  group_words_.clear();
-  for (const NextHopGroup& x : groups_) group_words_.push_back({x.words.data(), x.mask});
+  group_words_.push_back({groups_.back().words.data(), groups_.back().mask});
   return static_cast<uint32_t>(groups_.size() - 1);
 }
 

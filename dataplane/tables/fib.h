@@ -7,7 +7,9 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +20,15 @@ struct NextHop {
   uint16_t port;
   rte_ether_addr mac;
 };
+
+// A next hop as one word, as it lies in memory (port, then MAC): what the fast path's rewrite
+// and Fib::group_words() load in one go.
+static_assert(sizeof(NextHop) == 8 && offsetof(NextHop, port) == 0 && offsetof(NextHop, mac) == 2);
+[[gnu::always_inline]] inline uint64_t nexthop_word(const NextHop& nh) {
+  uint64_t w;
+  std::memcpy(&w, &nh, sizeof(w));
+  return w;
+}
 
 struct NextHopGroup {
   std::string name;
@@ -120,7 +131,8 @@ class Fib {
   rte_lpm6* v6_ = nullptr;
   std::vector<NextHop> nexthops_;
   std::vector<NextHopGroup> groups_;
-  std::vector<GroupWords> group_words_;  // one per group, into groups_[i].words
+  // One per group, into groups_[i].words: a vector's buffer stays put when groups_ moves it.
+  std::vector<GroupWords> group_words_;
   std::size_t routes_ = 0;
   int uniform_policy_ = -1;
 };

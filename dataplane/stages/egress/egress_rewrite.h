@@ -46,13 +46,7 @@ inline uint16_t csum_ttl_decrement(uint16_t csum) {
 // port_src_ipv4_word. The first store puts the next hop's MAC in bytes 0..6 (and two bytes
 // that the second overwrites), the second the port's MAC and the EtherType, which was 0x0800
 // already.
-static_assert(sizeof(NextHop) == 8 && offsetof(NextHop, port) == 0 && offsetof(NextHop, mac) == 2);
 static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "the words below are built in memory order");
-[[gnu::always_inline]] inline uint64_t nexthop_word(const NextHop& nh) {
-  uint64_t w;
-  std::memcpy(&w, &nh, sizeof(w));
-  return w;
-}
 inline uint64_t port_src_ipv4_word(const rte_ether_addr& mac) {
   uint64_t w = uint64_t{RTE_BE16(RTE_ETHER_TYPE_IPV4)} << 48;
   std::memcpy(&w, mac.addr_bytes, RTE_ETHER_ADDR_LEN);
