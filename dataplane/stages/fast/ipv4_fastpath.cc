@@ -110,9 +110,14 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         ++slow;
         continue;
       }
-      unsigned report;
-      const TcQueueMap::TcQueue tq = map_.classify_untagged(f.cnp ? meta_flag::kCnp : 0, f.tos >> 2, report);
-      cnp += (report & TcQueueMap::kCnpSteered) != 0;
+      // Classification, after the member choice where that is inline (a packet left to the
+      // general path is classified there, and counted there if it is a CNP).
+      auto classify = [&] {
+        unsigned report;
+        const TcQueueMap::TcQueue tq = map_.classify_untagged(f.cnp ? meta_flag::kCnp : 0, f.tos >> 2, report);
+        cnp += (report & TcQueueMap::kCnpSteered) != 0;
+        return tq;
+      };
       PacketMeta& p = meta(m);
       if constexpr (kInlineEcmp) {
         // EcmpHash::select, inline. Where no metadata is stored the next hop's index is not
@@ -129,12 +134,16 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         }
         const uint16_t port = static_cast<uint16_t>(nh_word);
         if (port >= num_ports) [[unlikely]] {
-          parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
-          p.drop_reason = DropReason::BadNextHop;
-          next[i] = kNextDrop;
-          ++bad;
+          // A next hop on a port this switch does not have goes on untouched, like a packet
+          // without a route: nexthop_group drops it under the same reason. Dropped here, the
+          // metadata it needs would keep the parse's fields live through the whole loop, and
+          // the loop's own values would go to the stack (8 instructions a packet, callgrind).
+          p.in_port = rx_port;
+          next[i] = Slow;
+          ++slow;
           continue;
         }
+        const TcQueueMap::TcQueue tq = classify();
         // The frame as the parse found it: not rte_pktmbuf_mtod again (two loads and an add).
         rewrite(f.frame(), nh_word, port);
         if constexpr (kLocalLossy) {
@@ -154,6 +163,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
         handoff += !enqueue_one(m, port, ctx);
       } else {
         // Parse, classify and route results in one store of the metadata; the policy reads it.
+        const TcQueueMap::TcQueue tq = classify();
         parse::store_fast_meta(p, f, rx_port, static_cast<uint16_t>(group), tq.tc, tq.queue);
         pm[k++] = &p;
       }

@@ -5,8 +5,9 @@
 // rewrite_macs + decrement_ttl_ipv4, enqueue_one), so both paths leave a packet in the same
 // state: the same frame in the same queue, with the same metadata wherever anything reads it
 // (tests/unit/stages/ipv4_fastpath_test.cc compares them). Anything else (IPv6, VLAN
-// tags, MAC control, options, fragments, malformed frames, no route, TTL <= 1) goes on
-// untouched to the general stages, which name every drop. Within a burst, fast packets reach
+// tags, MAC control, options, fragments, UDP shorter than a BTH and an ICRC, malformed
+// frames, no route, TTL <= 1, and with plain ECMP a next hop on a port the switch lacks) goes
+// on untouched to the general stages, which name every drop. Within a burst, fast packets reach
 // their egress queues before the slow ones.
 // Why it exists: each stage is a pass over the burst that re-reads every packet's mbuf,
 // metadata and frame, and under --no-huge (4 KiB pages) a burst's pages do not fit the L1
@@ -27,6 +28,8 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
   static constexpr std::string_view kName = "ipv4_fastpath";
   enum Next : uint8_t { Slow };
   static constexpr std::array<std::string_view, 1> kNext = {"slow"};
+  // bad_nexthop: dropped after a per-packet policy chose a next hop on a port the switch lacks
+  // (with plain ECMP such a packet goes on slow, and nexthop_group drops it).
   enum Ctr : uint8_t { Local, Handoff, SlowPath, BadNexthop, CnpToQueue };
   static constexpr std::array<std::string_view, 5> kCounters = {"local", "handoff", "slow_path", "bad_nexthop",
                                                                 "cnp_to_queue"};

@@ -3,7 +3,7 @@
 // leave it (same frame bytes, same metadata, same egress port and queue, or the same handoff
 // worker); every other shape goes on `slow` untouched but for its metadata (in_port kept), so
 // the general stages name the same drop; and each packet is counted once under local,
-// handoff, slow_path or bad_nexthop.
+// handoff, slow_path or (with a per-packet policy) bad_nexthop.
 #include "dataplane/stages/fast/ipv4_fastpath.h"
 
 #include <arpa/inet.h>
@@ -280,14 +280,15 @@ struct Frame {
                             uint16_t frag = 0x4000) {
   Frame f;
   f.spec = Eth{} / Ipv4{.dst = dst, .dscp = dscp, .ecn = ecn, .frag = frag} / Udp{.sport = sport, .dport = dport} /
-           Payload::of_size(4 + n % 90, static_cast<uint8_t>(n));
+           Payload::of_size(16 + n % 90, static_cast<uint8_t>(n));
   f.dscp = dscp;
   return f;
 }
 
 // RoCEv2 over every route (single next hop and the three ECMP groups) with five DSCPs, all
-// four ECN codepoints and many UDP source ports; CNPs; plain UDP (DNS, 9000, 4792, a payload
-// too short for a BTH) and the TTL boundaries 2 and 255. More than one burst.
+// four ECN codepoints and many UDP source ports; CNPs; plain UDP (DNS, 9000, 4792; payloads
+// of at least a BTH and an ICRC, the fast shape's bound) and the TTL boundaries 2 and 255.
+// More than one burst.
 std::vector<Frame> equivalence_frames() {
   const std::vector<std::string> dsts = {"10.0.2.7", "10.0.3.9", "10.0.4.20", "10.0.5.33", "10.0.0.5", "10.0.8.8"};
   const std::vector<uint8_t> dscps = {0, 3, 26, 46, 48};
@@ -464,6 +465,13 @@ std::vector<Shape> slow_shapes() {
                DropReason::MalformedBth});
   v.push_back({"later_fragment", Eth{} / Ipv4{.dst = "10.0.2.7", .frag = 0x0010} / Udp{} / Payload::of_size(40), std::nullopt});
   v.push_back({"ipv4_not_udp", Eth{} / Ipv4{.dst = "10.0.2.7", .proto = 6} / Payload::of_size(40), std::nullopt});
+  // Plain UDP with less payload than a BTH and an ICRC: below the fast shape's one bound,
+  // forwarded by the general stages.
+  v.push_back({"udp_payload_shorter_than_bth_and_icrc",
+               Eth{} / Ipv4{.dst = "10.0.2.7", .dscp = 10} / Udp{.sport = 40000, .dport = 53} / Payload::of_size(15), std::nullopt});
+  // A next hop on a port the switch does not have (10.0.9.0/24's, on port 9 of a 4-port world):
+  // left to nexthop_group, which drops it.
+  v.push_back({"nexthop_on_missing_port", roce_to("10.0.9.1"), DropReason::BadNextHop});
   return v;
 }
 
@@ -568,8 +576,10 @@ TEST(Ipv4Fastpath, BadNextHopIsTheSameDropAsWithoutIt) {
     slow.run({roce_to("10.0.9.1"), roce_to("10.0.9.2")});
     EXPECT_EQ(fast.drops(), slow.drops());
     EXPECT_EQ(fast.drops()[static_cast<std::size_t>(DropReason::BadNextHop)], 2u);
-    EXPECT_EQ(fast.counter("ipv4_fastpath", "bad_nexthop"), 2u);
-    EXPECT_EQ(fast.node_packets("nexthop_group"), 0u) << "the fast stage dropped them itself";
+    // With plain ECMP the fast stage leaves them to the general stages, which drop them.
+    EXPECT_EQ(fast.counter("ipv4_fastpath", "bad_nexthop"), 0u);
+    EXPECT_EQ(fast.counter("ipv4_fastpath", "slow_path"), 2u);
+    EXPECT_EQ(fast.node_packets("nexthop_group"), 2u);
     EXPECT_EQ(fast.queued() + slow.queued(), 0u);
   }
   EXPECT_EQ(rte_mempool_avail_count(test_pool()), pool_before);
@@ -619,9 +629,15 @@ TEST(Ipv4Fastpath, ALoneDefaultRouteIsTakenFast) {
   e.flush(w.ctx, DropReason::Shutdown);
 }
 
-TEST(Ipv4Fastpath, CountersAddUpToThePacketsOffered) {
-  // Ports 0 and 1 are this worker's; port 2 belongs to worker 2, port 3 to worker 3.
-  Rig rig(true, Owners{0, 0, 2, 3});
+class Ipv4FastpathCounters : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Ipv4FastpathCounters, AddUpToThePacketsOffered) {
+  // Ports 0 and 1 are this worker's; port 2 belongs to worker 2, port 3 to worker 3. With a
+  // per-packet policy in the FIB the member is chosen after the loop and a next hop on a
+  // missing port is dropped here (bad_nexthop); with plain ECMP it is chosen inline and such a
+  // packet goes on slow (nexthop_group drops it), its CNP not counted here.
+  const bool per_packet = GetParam();
+  Rig rig(true, Owners{0, 0, 2, 3}, per_packet);
   StageHarness<Ipv4Fastpath> h{env(), &rig.w};
   std::vector<PacketSpec> specs;
   uint16_t sport = 0xC000;
@@ -643,11 +659,13 @@ TEST(Ipv4Fastpath, CountersAddUpToThePacketsOffered) {
                  bad = h.counter("bad_nexthop");
   EXPECT_EQ(local, 12u);
   EXPECT_EQ(handoff, 10u);
-  EXPECT_EQ(bad, 3u);
-  EXPECT_EQ(slow, shapes.size());
+  // Three packets to 10.0.9.1 above, and one among the slow shapes (nexthop_on_missing_port).
+  EXPECT_EQ(bad, per_packet ? 4u : 0u);
+  EXPECT_EQ(slow, per_packet ? shapes.size() - 1 : shapes.size() + 3);
   EXPECT_EQ(local + handoff + slow + bad, specs.size()) << "every packet counted exactly once";
-  // cnp_to_queue overlaps the others: every CNP steered to cnp_queue, wherever it then went.
-  EXPECT_EQ(h.counter("cnp_to_queue"), 5u);
+  // cnp_to_queue overlaps the others: every CNP steered to cnp_queue that this stage finished
+  // or dropped.
+  EXPECT_EQ(h.counter("cnp_to_queue"), per_packet ? 5u : 4u);
 
   // The counters say what happened to the packets.
   EXPECT_EQ(out[Ipv4Fastpath::Slow].size(), slow);
@@ -662,6 +680,9 @@ TEST(Ipv4Fastpath, CountersAddUpToThePacketsOffered) {
   EXPECT_EQ(static_cast<uint64_t>(rig.handoff[2].n + rig.handoff[3].n), handoff);
   for (int o : {0, 1, 4}) EXPECT_EQ(rig.handoff[o].n, 0) << "worker " << o;
 }
+
+INSTANTIATE_TEST_SUITE_P(PlainEcmpAndPerPacketPolicy, Ipv4FastpathCounters, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "PerPacketPolicy" : "PlainEcmp"; });
 
 TEST(Ipv4Fastpath, AnotherWorkersPortGoesToItsHandoffBurst) {
   // Port 2's egress belongs to worker 5: finished packets land in ctx.handoff[5], in order,
@@ -705,8 +726,8 @@ TEST(Ipv4Fastpath, AnotherWorkersPortGoesToItsHandoffBurst) {
 
 TEST(Ipv4Fastpath, PromisesTheConsumedEdgeOnlyWhenItTookEveryPacket) {
   // ctx.single_next = kNextConsumed lets the pipeline skip its scan of next[]: right only when
-  // every packet was queued or handed off. One packet for the general stages or one bad next
-  // hop, and the pipeline must look at each packet's edge.
+  // every packet was queued or handed off. One packet for the general stages (a bad next hop
+  // too), and the pipeline must look at each packet's edge.
   Rig rig(true, Owners{0, 0, 2, 0});
   StageHarness<Ipv4Fastpath> h{env(), &rig.w};
   auto promise_after = [&](const std::vector<PacketSpec>& specs) {
@@ -718,26 +739,27 @@ TEST(Ipv4Fastpath, PromisesTheConsumedEdgeOnlyWhenItTookEveryPacket) {
   EXPECT_EQ(promise_after({roce_to("10.0.0.1"), roce_to("10.0.1.1"), roce_to("10.0.0.2")}), consumed) << "all local";
   EXPECT_EQ(promise_after({roce_to("10.0.2.1"), roce_to("10.0.0.1")}), consumed) << "handed off and local";
   EXPECT_EQ(promise_after({roce_to("10.0.0.1"), roce_to("10.0.0.2", 1)}), none) << "a TTL 1 goes on slow";
-  EXPECT_EQ(promise_after({roce_to("10.0.1.1"), roce_to("10.0.9.1")}), none) << "a bad next hop is dropped here";
+  EXPECT_EQ(promise_after({roce_to("10.0.1.1"), roce_to("10.0.9.1")}), none) << "a bad next hop goes on slow";
   EXPECT_EQ(promise_after({roce_to("10.0.0.2", 1)}), none) << "nothing taken";
 }
 
 TEST(Ipv4Fastpath, MixedBurstThroughThePipelineStillReachesTheGeneralStages) {
   // Through the real pipeline: the fast ones queued, the TTL-1 ones to the parser and dropped
-  // there, the bad next hop dropped by the fast stage: every packet accounted for.
+  // there, the bad next hop to the general stages too (nexthop_group drops it): every packet
+  // accounted for.
   const unsigned pool_before = rte_mempool_avail_count(test_pool());
   {
     Rig rig(true);
     rig.run({roce_to("10.0.0.1"), roce_to("10.0.1.7", 1), roce_to("10.0.1.1"), roce_to("10.0.9.1"),
              roce_to("10.0.0.9", 1), roce_to("10.0.2.2")});
     EXPECT_EQ(rig.queued(), 3u);
-    EXPECT_EQ(rig.node_packets("parser"), 2u);
+    EXPECT_EQ(rig.node_packets("parser"), 3u);
     EXPECT_EQ(rig.drops()[static_cast<std::size_t>(DropReason::TtlExpired)], 2u);
     EXPECT_EQ(rig.drops()[static_cast<std::size_t>(DropReason::BadNextHop)], 1u);
     // An all-fast burst next: nothing reaches the general stages.
     rig.run({roce_to("10.0.0.3"), roce_to("10.0.1.3")});
     EXPECT_EQ(rig.queued(), 5u);
-    EXPECT_EQ(rig.node_packets("parser"), 2u);
+    EXPECT_EQ(rig.node_packets("parser"), 3u);
   }
   EXPECT_EQ(rte_mempool_avail_count(test_pool()), pool_before) << "an mbuf leaked or was freed twice";
 }
