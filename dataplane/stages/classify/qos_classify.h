@@ -47,9 +47,7 @@ class TcQueueMap {
   // CNPs carry the congestion signal back to the sender: they skip the data queues (whose
   // depth is the congestion being reported) for a strict queue, whatever their DSCP says.
   [[gnu::always_inline]] TcQueue steer_cnp(uint8_t flags, TcQueue tq, unsigned& report) const {
-    // __builtin_expect on the first test, not [[unlikely]] on the block: with the attribute GCC
-    // 12 still laid the common path out as a jump away and back in ipv4_fastpath's loop.
-    if (__builtin_expect((flags & meta_flag::kCnp) != 0, 0) && maps_.cnp_queue >= 0) {
+    if ((flags & meta_flag::kCnp) && maps_.cnp_queue >= 0) [[unlikely]] {
       tq.queue = static_cast<uint8_t>(maps_.cnp_queue);
       report |= kCnpSteered;
     }

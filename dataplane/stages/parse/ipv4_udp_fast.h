@@ -1,10 +1,10 @@
 // The straight-through parse of the shape almost every packet of a RoCE fabric has: untagged
 // IPv4, no options, not a fragment, UDP with room for a BTH and an ICRC (RoCE, or as long), a
 // valid header sum, lengths that agree with the first segment. Checked with a few wide
-// compares and filled straight through; anything else (including every malformed packet) returns
-// false and takes the parser's general path, which
-// names the drop reason. Shared by the parser and the ipv4_fastpath stage, so both fill the
-// same metadata (the parser tests run every shape through both paths).
+// compares and filled straight through; anything else (including every malformed packet)
+// returns false and takes the parser's general path, which names the drop reason. Shared by
+// the parser and the ipv4_fastpath stage, so both fill the same metadata (the parser tests
+// run every shape through both paths).
 #pragma once
 #include <rte_byteorder.h>
 #include <rte_ether.h>
