@@ -12,7 +12,13 @@
 namespace rs {
 
 Ipv4Fastpath::Ipv4Fastpath(const StageEnv& env)
-    : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
+    : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {
+  unsigned report;
+  for (unsigned tos = 0; tos < tos_queue_.size(); ++tos)
+    tos_queue_[tos] = map_.classify_untagged(0, static_cast<uint8_t>(tos >> 2), report).queue & 7;
+  const TcQueueMap::TcQueue cnp = map_.classify_untagged(meta_flag::kCnp, 0, report);
+  if (report & TcQueueMap::kCnpSteered) cnp_queue_ = cnp.queue & 7;
+}
 
 void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // No IPv4 LPM means no IPv4 route at all (Fib::add_route creates it for a default route
@@ -103,7 +109,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
       uint32_t group;
       // The general path re-parses the others and drops them with their reason (nothing but
       // in_port is written to a packet that is not taken).
-      const bool take = parse::ipv4_udp_fast_fields(m, seed, f, parsed) && f.ttl > 1 && v4.lookup_in_lpm(f.dst_be, group);
+      const bool take = parse::ipv4_udp_fast_fields(m, seed, f, parsed) && v4.lookup_in_lpm(f.dst_be, group);
       next[i] = take ? kNextConsumed : uint8_t{Slow};
       if (!take) [[unlikely]] {
         meta(m).in_port = rx_port;
@@ -114,7 +120,7 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
       // general path is classified there, and counted there if it is a CNP).
       auto classify = [&] {
         unsigned report;
-        const TcQueueMap::TcQueue tq = map_.classify_untagged(f.cnp ? meta_flag::kCnp : 0, f.tos >> 2, report);
+        const TcQueueMap::TcQueue tq = map_.classify_untagged(f.cnp() ? meta_flag::kCnp : 0, f.tos >> 2, report);
         cnp += (report & TcQueueMap::kCnpSteered) != 0;
         return tq;
       };
@@ -143,13 +149,23 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           ++slow;
           continue;
         }
+        if constexpr (kLocalLossy) {
+          // classify() for the queue alone (tos_queue_ agrees with map_).
+          // The opcode byte first: one compare where RoCE data goes on, the port test only for
+          // the rare frame with a CNP's opcode (6 instructions fewer than f.cnp(), callgrind).
+          unsigned q = tos_queue_[f.tos];
+          if (f.bth[0] == parse::kCnpOpcode && f.roce() && cnp_queue_ >= 0) [[unlikely]] {
+            q = static_cast<unsigned>(cnp_queue_);
+            ++cnp;
+          }
+          if (q > 7) __builtin_unreachable();
+          rewrite(f.frame(), nh_word, port);
+          egress[port]->enqueue_lossy(m, static_cast<int>(q), ctx);  // port < num_ports: local, lossy
+          continue;
+        }
         const TcQueueMap::TcQueue tq = classify();
         // The frame as the parse found it: not rte_pktmbuf_mtod again (two loads and an add).
         rewrite(f.frame(), nh_word, port);
-        if constexpr (kLocalLossy) {
-          egress[port]->enqueue_lossy(m, tq.queue & 7, ctx);  // port < num_ports: local, lossy
-          continue;
-        }
         // ctx.egress holds only this worker's ports (null for the others): one load and one
         // test say the port is local.
         if (EgressPort* e = egress[port]; e && !e->reads_metadata()) [[likely]] {
