@@ -6,6 +6,7 @@ TcQueueMap::TcQueueMap(const QosMaps& maps)
     : maps_(maps), pcp_flag_(maps.trust == QosTrust::Pcp ? meta_flag::kVlan : 0) {
   for (std::size_t d = 0; d < dscp_pair_.size(); ++d) dscp_pair_[d] = pair_of(maps_.dscp_to_tc[d]);
   for (std::size_t p = 0; p < pcp_pair_.size(); ++p) pcp_pair_[p] = pair_of(maps_.pcp_to_tc[p]);
+  for (std::size_t t = 0; t < tos_queue_.size(); ++t) tos_queue_[t] = dscp_pair_[t >> 2].queue & 7;
 }
 
 TcQueueMap::TcQueue TcQueueMap::pair_of(uint8_t tc) const {

@@ -12,13 +12,7 @@
 namespace rs {
 
 Ipv4Fastpath::Ipv4Fastpath(const StageEnv& env)
-    : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {
-  unsigned report;
-  for (unsigned tos = 0; tos < tos_queue_.size(); ++tos)
-    tos_queue_[tos] = map_.classify_untagged(0, static_cast<uint8_t>(tos >> 2), report).queue & 7;
-  const TcQueueMap::TcQueue cnp = map_.classify_untagged(meta_flag::kCnp, 0, report);
-  if (report & TcQueueMap::kCnpSteered) cnp_queue_ = cnp.queue & 7;
-}
+    : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
 
 void Ipv4Fastpath::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   // No IPv4 LPM means no IPv4 route at all (Fib::add_route creates it for a default route
@@ -150,12 +144,12 @@ void Ipv4Fastpath::run(Burst& in, uint8_t* next, WorkerContext& ctx) {
           continue;
         }
         if constexpr (kLocalLossy) {
-          // classify() for the queue alone (tos_queue_ agrees with map_).
-          // The opcode byte first: one compare where RoCE data goes on, the port test only for
-          // the rare frame with a CNP's opcode (6 instructions fewer than f.cnp(), callgrind).
-          unsigned q = tos_queue_[f.tos];
-          if (f.bth[0] == parse::kCnpOpcode && f.roce() && cnp_queue_ >= 0) [[unlikely]] {
-            q = static_cast<unsigned>(cnp_queue_);
+          // classify() for the queue alone. The opcode byte first: one compare where RoCE data
+          // goes on, the port test only for the rare frame with a CNP's opcode (6 instructions
+          // fewer than f.cnp(), callgrind).
+          unsigned q = map_.queue_of_tos(f.tos);
+          if (f.cnp_opcode() && f.roce() && map_.cnp_queue() >= 0) [[unlikely]] {
+            q = static_cast<unsigned>(map_.cnp_queue()) & 7;
             ++cnp;
           }
           if (q > 7) __builtin_unreachable();

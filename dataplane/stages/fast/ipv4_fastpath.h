@@ -48,12 +48,6 @@ class Ipv4Fastpath final : public StageBase<Ipv4Fastpath> {
   void run(Burst& in, uint8_t* next, WorkerContext& ctx);
   uint32_t seed_;  // the parser's, so flow hashes (and ECMP choices) agree between the paths
   TcQueueMap map_;
-  // map_'s queue for each TOS byte (DSCP and ECN) of an untagged frame that is not a CNP, and
-  // the queue a CNP is steered to (-1: none). For the loop that needs the queue alone: one
-  // load by the byte as the frame holds it, every entry < 8 (2 instructions fewer a packet
-  // than the DSCP pair table and a mask, callgrind).
-  std::array<uint8_t, 256> tos_queue_{};
-  int cnp_queue_ = -1;
 };
 
 }  // namespace rs

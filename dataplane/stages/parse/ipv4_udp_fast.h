@@ -110,12 +110,12 @@ struct FastFields {
   // whose opcode byte says CNP tests that byte first (ipv4_fastpath), and one that stores no
   // metadata needs no flags.
   bool roce() const { return dport_be == RTE_BE16(kRoceUdpPort); }
-  bool cnp() const { return roce() && bth[0] == kCnpOpcode; }  // classification steers CNPs
+  bool cnp_opcode() const { return bth[0] == kCnpOpcode; }
+  // An and, not a branch (the byte is inside the frame either way): RoCE and not mix in a burst.
+  bool cnp() const { return roce() & cnp_opcode(); }  // classification steers CNPs
   uint8_t flags() const {
     static_assert(meta_flag::kRoce == 1u << 2 && meta_flag::kCnp == 1u << 3);
-    const bool r = roce();
-    return static_cast<uint8_t>(meta_flag::kUdp | static_cast<unsigned>(r) << 2 |
-                                static_cast<unsigned>(r & (bth[0] == kCnpOpcode)) << 3);
+    return static_cast<uint8_t>(meta_flag::kUdp | static_cast<unsigned>(roce()) << 2 | static_cast<unsigned>(cnp()) << 3);
   }
   uint8_t opcode() const { return roce() ? bth[0] : 0; }
   uint32_t dest_qp() const { return roce() ? load_be32(bth + 4) & 0xFFFFFF : 0; }
@@ -231,14 +231,13 @@ struct FastTally {
   h = flow_crc32c_u32(f.dst_be, h);
   h = flow_crc32c_u32(ports, h);
   f.flow_hash = flow_crc32c_u8(IPPROTO_UDP, h);
-  // The BTH fields and the metadata flags wait for their users (FastFields). The opcode byte
-  // is inside the frame either way (data_len was checked): the CNP tally is an and, not a
-  // branch, since RoCE and not mix in a burst.
+  // The BTH fields and the metadata flags wait for their users (FastFields); data_len was
+  // checked, so the opcode byte they may read is inside the frame.
   f.dport_be = static_cast<uint16_t>(ports >> 16);
   f.bth = p + kBth;
   ++t.ipv4;
   t.roce += f.roce();
-  t.cnp += f.roce() & (p[kBth] == kCnpOpcode);
+  t.cnp += f.cnp();
   return true;
 }
 

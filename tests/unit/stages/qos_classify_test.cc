@@ -92,6 +92,23 @@ TEST(QosClassify, CustomDscpMapAndTcToQueue) {
   EXPECT_EQ(meta(out[QosClassify::Ipv6][0]).queue, 4);
 }
 
+TEST(QosClassify, QueueByTosByteAgreesWithTheMaps) {
+  // TcQueueMap::queue_of_tos (the fast path's table) against the maps themselves, for every
+  // TOS byte: ECN bits ignored, DSCP through dscp_to_tc and a tc_to_queue that is not the
+  // identity; and the CNP queue as configured.
+  QosMaps maps = QosMaps::sonic_default();
+  maps.dscp_to_tc[26] = 3;
+  for (uint8_t tc = 0; tc < 8; ++tc) maps.tc_to_queue[tc] = static_cast<uint8_t>(7 - tc);
+  maps.cnp_queue = 6;
+  const TcQueueMap m{maps};
+  for (unsigned tos = 0; tos < 256; ++tos)
+    EXPECT_EQ(m.queue_of_tos(static_cast<uint8_t>(tos)), maps.tc_to_queue[maps.dscp_to_tc[tos >> 2]]) << "tos " << tos;
+  EXPECT_EQ(m.queue_of_tos(26 << 2 | 2), 4);
+  EXPECT_EQ(m.cnp_queue(), 6);
+  maps.cnp_queue = -1;
+  EXPECT_EQ(TcQueueMap{maps}.cnp_queue(), -1);
+}
+
 TEST(QosClassify, MapsAreCopiedAtConstruction) {
   // The stage keeps its own copy: the control plane must build a new pipeline (or snapshot)
   // to change maps, never poke the one a worker reads.
