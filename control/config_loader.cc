@@ -12,7 +12,7 @@
 
 #include "control/config_reader.h"
 #include "control/lossless_config.h"
-#include "dataplane/policies/routing/routing_policy.h"
+#include "dataplane/routing/routing_policy.h"
 
 namespace rs {
 
@@ -170,9 +170,8 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     cfg.ports.push_back(std::move(ps));
   }
   if (ethdevs > RTE_MAX_ETHPORTS) rd.fail(ports, "ports", fmt::format("{} ethdev ports; this DPDK allows {}", ethdevs, RTE_MAX_ETHPORTS));
-  for (std::size_t i = 0; i < cfg.ports.size(); ++i)
-    if (cfg.ports[i].worker >= cfg.workers)
-      rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));
+  if (const int i = port_on_missing_worker(cfg); i >= 0)
+    rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));
   // After the ports: headroom depends on each port's speed and cable length.
   read_lossless(rd, root, cfg);
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "dataplane/core/switch_config.h"
+#include "dataplane/switch/switch_config.h"
 
 namespace rs {
 

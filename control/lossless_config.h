@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "control/config_reader.h"
-#include "dataplane/core/switch_config.h"
+#include "dataplane/switch/switch_config.h"
 
 namespace rs {
 

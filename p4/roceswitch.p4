@@ -186,7 +186,7 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
         pfc_rx_quanta.write((bit<32>)standard_metadata.ingress_port * 8 + (bit<32>)prio, quanta);
     }
 
-    // ---- qos_classify: DSCP -> TC, optionally PCP -> TC, then TC -> queue.
+    // ---- classify (l3_input): DSCP -> TC, optionally PCP -> TC, then TC -> queue.
     action set_tc(bit<3> tc) { meta.tc = tc; }
     action set_queue(bit<3> qid) { meta.queue_id = qid; }
 
@@ -231,7 +231,8 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
         size = 16384;
     }
 
-    // ---- nexthop_group: a power-of-two redirection table per group. The hash picks a slot,
+    // ---- member choice (inline in ipv4_route / ipv6_route, or by a policy in nexthop_select):
+    // a power-of-two redirection table per group. The hash picks a slot,
     // the slot names a member; weights are replication, and a dead member is replaced in its
     // own slots so only its flows move. The UDP destination port is always 4791, so RoCE's
     // entropy is the UDP *source* port, which the NIC derives from the QP: one QP, one path.
@@ -297,7 +298,7 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
         }
         if (!hdr.ipv4.isValid() && !hdr.ipv6.isValid()) { drop_with(DROP_NON_IP); return; }
 
-        // ---- qos_classify
+        // ---- classify (l3_input)
         dscp_to_tc.apply();
         if (hdr.vlan.isValid()) { pcp_to_tc.apply(); }
         meta.queue_id = meta.tc;
@@ -311,7 +312,7 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
         if (meta.drop_reason != DROP_NONE) { return; }
 
         // ---- flow hash over the 5-tuple. Only the inputs are specified: the function is the
-        // target's (BMv2 crc32 here; roceswitch's parser uses a seeded CRC32-C).
+        // target's (BMv2 crc32 here; roceswitch's parse step (l3_input) uses a seeded CRC32-C).
         bit<16> sport = 0;
         bit<16> dport = 0;
         if (hdr.udp.isValid()) { sport = hdr.udp.src_port; dport = hdr.udp.dst_port; }
@@ -325,7 +326,7 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
                  33w0x100000000);
         }
 
-        // ---- nexthop_group
+        // ---- member choice (ipv4_route / ipv6_route, nexthop_select)
         ecmp_group.apply();
         if (meta.drop_reason != DROP_NONE) { return; }
         ecmp_member.apply();
@@ -370,7 +371,7 @@ control RoceEgress(inout headers_t hdr, inout metadata_t meta,
         size = 512;
     }
 
-    // egress_rewrite. RoCE's ICRC covers the IP header onwards but masks TTL / hop limit,
+    // rewrite_enqueue. RoCE's ICRC covers the IP header onwards but masks TTL / hop limit,
     // the IPv4 checksum and the ECN (and DSCP) bits; the MACs are outside it. Those are the
     // only fields this switch ever writes, so the ICRC stays valid and the switch never has
     // to recompute it. The UDP checksum does not cover TTL or ECN either.

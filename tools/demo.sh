@@ -6,4 +6,4 @@ set -euo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$top/tools/deps.sh"
 bash "$top/tools/build.sh" build
-exec "$top/build/control/roceswitch" "$@"
+exec "$top/build/app/roceswitch" "$@"

@@ -13,9 +13,6 @@ struct Counter {
   void sub(uint64_t n) { v.store(v.load(std::memory_order_relaxed) - n, std::memory_order_relaxed); }
   void inc() { add(1); }
   void set(uint64_t n) { v.store(n, std::memory_order_relaxed); }
-  void max_with(uint64_t n) {
-    if (n > v.load(std::memory_order_relaxed)) v.store(n, std::memory_order_relaxed);
-  }
   uint64_t get() const { return v.load(std::memory_order_relaxed); }
 };
 

@@ -1,8 +1,5 @@
-// Per-packet metadata in the mbuf private area: written by the parser and the stages, read by
-// the traffic manager. Kept within one cache line (the mbuf's third). One exception: a packet
-// that ipv4_fastpath queues on a local port whose admission reads no metadata
-// (EgressPort::reads_metadata) carries none but in_port, since nothing past the queue reads
-// it; code that starts reading metadata after the queue must make that port report true.
+// Per-packet metadata in the mbuf private area: written by the stages, read by the ones after
+// them and by the traffic manager. Kept within one cache line (the mbuf's third).
 #pragma once
 #include <rte_mbuf.h>
 
@@ -22,17 +19,19 @@ inline constexpr uint8_t kCnp = 1u << 3;   // BTH opcode 0x81
 // Charged to its ingress PG by the ingress worker before a handoff (the egress owner must
 // not charge it again, and gives it back when the packet leaves).
 inline constexpr uint8_t kPgCharged = 1u << 4;
-inline constexpr uint8_t kTrace = 1u << 7;
 }  // namespace meta_flag
 
 struct PacketMeta {
+  // Written by the pipeline for every packet it receives (Pipeline::run); the first stage
+  // keeps them when it fills in the rest.
   uint16_t in_port;
+  uint16_t trace;      // 0: not traced; else the packet's id in its worker's trace (core/trace.h)
   uint16_t out_port;
   uint16_t l3_offset;  // bytes from the start of the frame
   uint16_t l4_offset;  // 0 when there is no L4 header we understand
+  uint16_t group;      // next-hop group from the route lookup
   uint32_t flow_hash;  // 5-tuple hash; the UDP source port carries RoCE's entropy
   uint32_t nexthop;    // index into Fib::nexthops once a member is chosen
-  uint16_t group;      // next-hop group from the route lookup
   L3Type l3;
   uint8_t flags;
   uint8_t pcp;
@@ -47,17 +46,15 @@ struct PacketMeta {
   uint32_t psn;
 };
 static_assert(sizeof(PacketMeta) <= 40, "PacketMeta must stay within the mbuf private area budget");
+// What the pipeline stamps at entry is one 32-bit word (Pipeline::run).
+static_assert(offsetof(PacketMeta, in_port) == 0 && offsetof(PacketMeta, trace) == 2);
+inline constexpr std::size_t kMetaStampBytes = 4;
 
 // A whole cache line, not just the 8-byte alignment rte_pktmbuf_pool_create demands: the
 // packet data starts at mbuf + 128 + priv + headroom, and with a 40-byte area a 64-byte frame
-// straddled two cache lines (one more line for the PMD to copy into and for us to parse).
-// Faster in 5 of 5 alternating linerate runs (3-10 %).
+// straddles two cache lines (one more line for the PMD to copy into and for us to parse).
 inline constexpr uint16_t kMbufPrivSize = static_cast<uint16_t>(RTE_CACHE_LINE_ROUNDUP(sizeof(PacketMeta)));
 
 inline PacketMeta& meta(rte_mbuf* m) { return *static_cast<PacketMeta*>(rte_mbuf_to_priv(m)); }
-// The inverse of meta(): the private area follows the mbuf header (rte_mbuf_to_priv).
-inline rte_mbuf* mbuf_of(PacketMeta* pm) {
-  return reinterpret_cast<rte_mbuf*>(reinterpret_cast<uint8_t*>(pm) - sizeof(rte_mbuf));
-}
 
 }  // namespace rs

@@ -132,16 +132,13 @@ Pipeline::Pipeline(const PipelineSpec& spec, const StageEnv& env) {
       for (auto& [e, t] : ns.next)
         if (e == edge) node.target.push_back(pos[index[t]]);
   }
-  entry_stamps_in_port_ = !nodes_.empty() && nodes_[0].stage->stamps_in_port();
 }
 
 namespace {
 
-// Whether every packet took edge next[0]. Byte by byte on purpose: the stage has just written
-// next[] one byte per packet, and a wider (vector) load over bytes still in the store buffer
-// cannot be forwarded from them; it waits for them to reach L1, which cost more than the
-// whole scan. GCC does not vectorise a loop with an early exit.
-inline bool one_edge(const uint8_t* next, uint16_t n) {
+// Whether every packet took edge next[0]: what a stage that returns one edge promises (checked
+// in debug builds).
+[[maybe_unused]] inline bool one_edge(const uint8_t* next, uint16_t n) {
   const uint8_t e0 = next[0];
   for (uint16_t i = 1; i < n; ++i)
     if (next[i] != e0) return false;
@@ -151,8 +148,24 @@ inline bool one_edge(const uint8_t* next, uint16_t n) {
 }  // namespace
 
 void Pipeline::run(Burst& in, WorkerContext& ctx) {
-  if (!entry_stamps_in_port_)
-    for (uint16_t i = 0; i < in.n; ++i) meta(in.pkts[i]).in_port = ctx.rx_port;
+  // Every packet gets its ingress port and trace id, in one 4-byte store: the stages read the
+  // first, and only traced packets (the pipeline's choice) carry a non-zero second.
+  const uint32_t port_word = ctx.rx_port;
+  ctx.tracing = false;
+  if (ctx.tracer && ctx.tracer->active()) [[unlikely]] {
+    for (uint16_t i = 0; i < in.n; ++i) {
+      rte_mbuf* m = in.pkts[i];
+      const uint16_t id = ctx.tracer->take();
+      const uint32_t w = port_word | uint32_t{id} << 16;
+      __builtin_memcpy(&meta(m), &w, kMetaStampBytes);
+      if (id) {
+        ctx.tracing = true;
+        ctx.tracer->add(id, kTraceRx, 0, DropReason::None, ctx.rx_port, m->pkt_len);
+      }
+    }
+  } else {
+    for (uint16_t i = 0; i < in.n; ++i) __builtin_memcpy(&meta(in.pkts[i]), &port_word, kMetaStampBytes);
+  }
   uint8_t next[kBurst];
   Node* nodes = nodes_.data();
   const std::size_t num_nodes = nodes_.size();
@@ -170,20 +183,20 @@ void Pipeline::run(Burst& in, WorkerContext& ctx) {
     waiting -= n;
     node.calls.inc();
     node.packets.add(n);
-    ctx.single_next = WorkerContext::kNoSingleNext;
-    node.stage->process(b, next, ctx);
-    assert(ctx.single_next == WorkerContext::kNoSingleNext || (one_edge(next, n) && next[0] == ctx.single_next));
-    if (ctx.single_next != WorkerContext::kNoSingleNext || one_edge(next, n)) {
-      const uint8_t e0 = next[0];
+    ctx.node = static_cast<uint16_t>(k);
+    const uint8_t whole = node.stage->process(b, next, ctx);
+    assert(whole == kNextMixed || (one_edge(next, n) && next[0] == whole));
+    if (whole != kNextMixed) {
+      const uint8_t e0 = whole;
       if (e0 == kNextConsumed) {
         b.clear();
         continue;
       }
       if (e0 != kNextDrop) {
-        // The whole burst takes one edge (VPP's enqueue-to-next common case): when the target
-        // has nothing queued yet, hand it this burst by pointer instead of copying it. This
-        // node has run and gets no more input in this pass (topological order), so it takes
-        // the target's empty burst in exchange.
+        // The whole burst takes one edge (VPP's enqueue-to-next common case, DPDK's
+        // rte_node_next_stream_move): when the target has nothing queued yet, hand it this
+        // burst by pointer instead of copying it. This node has run and gets no more input in
+        // this pass (topological order), so it takes the target's empty burst in exchange.
         Node& t = nodes[node.target[e0]];
         waiting += n;
         if (t.in->n == 0) {
@@ -220,6 +233,44 @@ void Pipeline::run(Burst& in, WorkerContext& ctx) {
     nodes[0].in = &nodes[0].buf;
   }
   in.clear();
+}
+
+}  // namespace rs
+
+namespace rs {
+
+std::string Pipeline::format_trace(const Tracer& t, uint16_t worker, const std::vector<std::string>& port_name) const {
+  // Records are in the order they were written: a packet's lie between other packets' (a
+  // burst runs node by node). Group them by packet, keeping each packet's own order.
+  std::map<uint16_t, std::vector<const TraceRecord*>> by_packet;
+  for (const TraceRecord& r : t.records()) by_packet[r.packet].push_back(&r);
+  std::string out;
+  for (auto& [id, recs] : by_packet) {
+    for (const TraceRecord* r : recs) {
+      if (r->node == kTraceRx) {
+        const std::string port = r->a < port_name.size() ? port_name[r->a] : std::to_string(r->a);
+        out += fmt::format("packet {} (worker {}): received on {}, {} bytes\n", id, worker, port, r->b);
+        continue;
+      }
+      if (r->node >= nodes_.size()) continue;
+      const Node& node = nodes_[r->node];
+      const Stage& st = node.stage->step_stage(r->step);
+      // A chain node's records name the stage in it that wrote them.
+      const std::string where = &st == node.stage.get() ? node.name : fmt::format("{}/{}", node.name, st.name());
+      std::string to;
+      if (r->edge == kNextDrop) {
+        to = fmt::format("drop {}", drop_reason_name(r->drop));
+      } else if (r->edge == kNextConsumed) {
+        to = "";  // the stage said where it went (queued, handed off)
+      } else {
+        auto edges = st.next_names();
+        to = r->edge < edges.size() ? fmt::format("-> {}", edges[r->edge]) : fmt::format("-> edge {}", r->edge);
+      }
+      const std::string what = st.format_trace(*r);
+      out += fmt::format("  {}: {}{}{}\n", where, what, what.empty() || to.empty() ? "" : " ", to);
+    }
+  }
+  return out;
 }
 
 }  // namespace rs

@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dataplane/core/burst.h"
 #include "dataplane/core/counter.h"
 #include "dataplane/core/stage.h"
+#include "dataplane/core/trace.h"
 
 namespace rs {
 
@@ -37,6 +39,10 @@ class Pipeline {
 
   // Runs one burst through the graph. Every packet ends queued, handed off or dropped.
   void run(Burst& in, WorkerContext& ctx);
+  // The trace records of one worker as text: a header line per packet, then one line per node
+  // it went through (what the stage saw or decided, then the edge, the drop reason or the
+  // queue). `port_name` names ports by id.
+  std::string format_trace(const Tracer& t, uint16_t worker, const std::vector<std::string>& port_name) const;
 
   struct Node {
     std::string name;
@@ -53,7 +59,6 @@ class Pipeline {
 
  private:
   std::vector<Node> nodes_;  // in topological order, entry first
-  bool entry_stamps_in_port_ = false;
 };
 
 }  // namespace rs

@@ -1,9 +1,14 @@
 #include "dataplane/core/stage.h"
 
+#include <fmt/core.h>
+
 #include <map>
 #include <string>
 
 namespace rs {
+
+std::string Stage::format_trace(const TraceRecord& r) const { return fmt::format("{:#x} {:#x}", r.a, r.b); }
+
 namespace {
 std::map<std::string, StageFactory, std::less<>>& registry() {
   static std::map<std::string, StageFactory, std::less<>> r;

@@ -3,14 +3,15 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "dataplane/core/burst.h"
 #include "dataplane/core/counter.h"
+#include "dataplane/core/trace.h"
 #include "dataplane/core/worker_context.h"
 
 namespace rs {
@@ -20,6 +21,9 @@ struct QosMaps;
 // Edges every stage may use without declaring them.
 inline constexpr uint8_t kNextDrop = 0xFF;      // meta.drop_reason says why
 inline constexpr uint8_t kNextConsumed = 0xFE;  // the stage took ownership (queued, handed off)
+// What process() returns when its packets took different edges (else the one edge they all
+// took, as DPDK's rte_node_next_stream_move is a node's own call).
+inline constexpr uint8_t kNextMixed = 0xFD;
 
 // Start-up parameters a stage may read when it is built (never touched per packet).
 struct StageEnv {
@@ -34,11 +38,15 @@ class Stage {
   virtual std::span<const std::string_view> next_names() const = 0;
   virtual std::span<const std::string_view> counter_names() const = 0;
   virtual std::span<const Counter> counters() const = 0;
-  virtual void process(Burst& in, uint8_t* next, WorkerContext& ctx) = 0;
-  // True for a stage that, as a pipeline's entry, writes meta in_port (= ctx.rx_port) itself
-  // wherever anything will read it; for any other entry the pipeline writes it for the whole
-  // burst first.
-  virtual bool stamps_in_port() const { return false; }
+  // Writes each packet's edge into next[i] and returns kNextMixed, or the edge every packet
+  // took (the pipeline then moves the whole burst without reading next[]).
+  virtual uint8_t process(Burst& in, uint8_t* next, WorkerContext& ctx) = 0;
+  // One trace record of this stage as text (its two words; the edge and drop are printed by
+  // the pipeline). VPP's format_*_trace.
+  virtual std::string format_trace(const TraceRecord& r) const;
+  // The stage that wrote trace records with this step number: itself, or one of a chain's
+  // stages (core/step_stage.h).
+  virtual const Stage& step_stage(uint8_t) const { return *this; }
 };
 
 // CRTP glue so a stage only declares kName, kNext, kCounters, an enum and process().

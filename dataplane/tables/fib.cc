@@ -1,23 +1,16 @@
 #include "dataplane/tables/fib.h"
 
+#include "dataplane/core/object_name.h"
+
 #include <fmt/core.h>
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 
-#include <atomic>
 #include <stdexcept>
 
 namespace rs {
-namespace {
-// DPDK object names must be unique per process.
-std::string unique_name(const char* prefix) {
-  static std::atomic<uint32_t> seq{0};
-  return fmt::format("{}{}", prefix, seq.fetch_add(1));
-}
-}  // namespace
-
 Fib::Fib() = default;
 
 Fib::~Fib() {
@@ -48,15 +41,11 @@ uint32_t Fib::add_group(NextHopGroup g) {
   }
   if ((g.table.size() & (g.table.size() - 1)) != 0)
     throw std::runtime_error(fmt::format("group '{}': table size {} is not a power of two", g.name, g.table.size()));
-  // ipv4_fastpath trusts a table slot as a next-hop index (plain ECMP, looked up inline).
+  // The route stages trust a slot as a next-hop index when they take the member inline.
   for (uint32_t t : g.table)
     if (t >= nexthops_.size()) throw std::runtime_error(fmt::format("group '{}': bad next hop {} in its table", g.name, t));
   g.mask = static_cast<uint32_t>(g.table.size() - 1);
-  g.words.clear();
-  for (uint32_t t : g.table) g.words.push_back(nexthop_word(nexthops_[t]));
-  uniform_policy_ = groups_.empty() || uniform_policy_ == g.policy ? g.policy : -1;
   groups_.push_back(std::move(g));
-  group_words_.push_back({groups_.back().words.data(), groups_.back().mask});
   return static_cast<uint32_t>(groups_.size() - 1);
 }
 
@@ -65,7 +54,7 @@ void Fib::ensure_v4(uint32_t max_routes) {
   rte_lpm_config cfg{};
   cfg.max_rules = max_routes;
   cfg.number_tbl8s = 1u << 12;
-  v4_ = rte_lpm_create(unique_name("fib4_").c_str(), SOCKET_ID_ANY, &cfg);
+  v4_ = rte_lpm_create(unique_object_name("fib4_").c_str(), SOCKET_ID_ANY, &cfg);
   if (!v4_) throw std::runtime_error(fmt::format("rte_lpm_create failed: {}", rte_strerror(rte_errno)));
 }
 
@@ -74,16 +63,13 @@ void Fib::ensure_v6(uint32_t max_routes) {
   rte_lpm6_config cfg{};
   cfg.max_rules = max_routes;
   cfg.number_tbl8s = 1u << 12;
-  v6_ = rte_lpm6_create(unique_name("fib6_").c_str(), SOCKET_ID_ANY, &cfg);
+  v6_ = rte_lpm6_create(unique_object_name("fib6_").c_str(), SOCKET_ID_ANY, &cfg);
   if (!v6_) throw std::runtime_error(fmt::format("rte_lpm6_create failed: {}", rte_strerror(rte_errno)));
 }
 
 void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
   if (r.group >= groups_.size()) throw std::runtime_error(fmt::format("route to unknown group {}", r.group));
   int rc;
-  // The IPv4 LPM exists whenever an IPv4 route does, a lone default included: the fast path
-  // then checks for it once per burst, not per packet (Fib::V4View::lookup_in_lpm).
-  if (!r.ipv6) ensure_v4(max_routes_hint);
   if (r.depth == 0) {
     (r.ipv6 ? default_v6_ : default_v4_) = r.group;
     rc = 0;
@@ -91,12 +77,12 @@ void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
     ensure_v6(max_routes_hint);
     rc = rte_lpm6_add(v6_, r.addr, r.depth, r.group);
   } else {
+    ensure_v4(max_routes_hint);
     uint32_t a = static_cast<uint32_t>(r.addr[0]) << 24 | static_cast<uint32_t>(r.addr[1]) << 16 |
                  static_cast<uint32_t>(r.addr[2]) << 8 | r.addr[3];
     rc = rte_lpm_add(v4_, a, r.depth, r.group);
   }
   if (rc < 0) throw std::runtime_error(fmt::format("route add failed: {}", rte_strerror(-rc)));
-  ++routes_;
 }
 
 }  // namespace rs

@@ -1,0 +1,292 @@
+// roceswitch: EAL options, then `--`, then the switch's own options. With no --config it runs
+// the embedded incast demo on emulated RoCE hosts, so it needs no NIC and no file.
+#include <fmt/core.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include "control/config_loader.h"
+#include "app/eal_args.h"
+#include "app/report.h"
+#include "app/stats_json.h"
+#include "dataplane/core/clock.h"
+#include "dataplane/core/log.h"
+#include "dataplane/switch/switch.h"
+#include "configs_embedded.h"
+#include "pipelines_embedded.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true, std::memory_order_relaxed); }
+
+constexpr const char* kUsage = R"(usage: roceswitch [EAL options] -- [options]
+
+A userspace RoCEv2 switch data plane on DPDK. Without --config it runs the embedded demo:
+three emulated RoCE hosts incast into a fourth over emulated 1 Gb/s links for 10 s on a
+lossless priority (PFC, ECN and the PFC watchdog on), beside a lossy flow that is dropped.
+
+options:
+  --config FILE          switch configuration (YAML); see README "Configuration"
+  --duration SECONDS     stop after this long (0 = until SIGINT/SIGTERM; default: the config's
+                         switch.duration_s, 10 for the demo)
+  --stats-json FILE      write every counter as JSON at exit
+  --workers N            worker lcores (default: the EAL core list minus the main lcore when
+                         one is given with -l/-c/--lcores, else switch.workers, else 1)
+  --log-level LEVEL      error|warn|info|debug (default info)
+  --check-config         validate the configuration and pipeline, then exit (0 ok, 2 bad)
+  --print-pipeline FMT   print the pipeline graph (dot|text) and exit
+  --quiet                no live progress line
+  --trace N              trace the first N packets each worker receives: one line per
+                         pipeline stage (what it saw and decided), printed at exit
+  --trace-every K        after those, trace 1 packet in K (until the trace buffer is full)
+  --trace-file FILE      write the trace there instead of standard output
+  --help                 this text
+
+EAL options are DPDK's (see dpdk-testpmd --help). Without free hugepages roceswitch adds
+--no-huge itself; without -l/-c/--lcores it adds one lcore per worker plus the main lcore.
+Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage.
+)";
+
+struct Options {
+  std::string config;
+  double duration = -1;
+  std::string stats_json;
+  int workers = 0;
+  bool check_only = false;
+  std::string print_pipeline;
+  bool quiet = false;
+  uint32_t trace_first = 0;
+  uint32_t trace_every = 0;
+  std::string trace_file;
+};
+
+struct WorkerArg {
+  rs::Switch* sw;
+  uint16_t worker;
+  const rs::TscClock* clock;
+};
+
+int worker_main(void* p) {
+  auto* a = static_cast<WorkerArg*>(p);
+  while (!g_stop.load(std::memory_order_relaxed)) a->sw->poll(a->worker, a->clock->now_ns());
+  return 0;
+}
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  fmt::print(stderr, "roceswitch: {}\n(see roceswitch -- --help)\n", msg);
+  std::exit(2);
+}
+
+Options parse_options(const std::vector<std::string>& a) {
+  Options o;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto value = [&](const char* name) -> std::string {
+      if (i + 1 >= a.size()) usage_error(fmt::format("{} needs a value", name));
+      return a[++i];
+    };
+    auto number = [&](const char* name) -> double {
+      const std::string v = value(name);
+      try {
+        std::size_t used;
+        double d = std::stod(v, &used);
+        if (used != v.size() || d < 0) throw std::invalid_argument(v);
+        return d;
+      } catch (const std::exception&) {
+        usage_error(fmt::format("{}: expected a non-negative number, got '{}'", name, v));
+      }
+    };
+    const std::string& s = a[i];
+    if (s == "--help" || s == "-h") {
+      fmt::print("{}", kUsage);
+      std::exit(0);
+    } else if (s == "--config") o.config = value("--config");
+    else if (s == "--duration") o.duration = number("--duration");
+    else if (s == "--stats-json") o.stats_json = value("--stats-json");
+    else if (s == "--workers") {
+      const double w = number("--workers");
+      if (w < 1 || w > rs::kMaxWorkers || w != static_cast<int>(w)) usage_error(fmt::format("--workers: 1..{}", rs::kMaxWorkers));
+      o.workers = static_cast<int>(w);
+    } else if (s == "--log-level") {
+      rs::LogLevel l;
+      if (!rs::parse_log_level(value("--log-level"), l)) usage_error("--log-level: error|warn|info|debug");
+      rs::set_log_level(l);
+    } else if (s == "--check-config") o.check_only = true;
+    else if (s == "--print-pipeline") o.print_pipeline = value("--print-pipeline");
+    else if (s == "--quiet") o.quiet = true;
+    else if (s == "--trace" || s == "--trace-every") {
+      const double v = number(s.c_str());
+      if (v != static_cast<uint32_t>(v)) usage_error(fmt::format("{}: expected a whole number", s));
+      (s == "--trace" ? o.trace_first : o.trace_every) = static_cast<uint32_t>(v);
+    } else if (s == "--trace-file") o.trace_file = value("--trace-file");
+    else usage_error(fmt::format("unknown option '{}'", s));
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> eal_user, app;
+  {
+    int i = 0;
+    for (; i < argc && std::string(argv[i]) != "--"; ++i) eal_user.push_back(argv[i]);
+    for (++i; i < argc; ++i) app.push_back(argv[i]);
+  }
+  // `roceswitch --help` without the separator is still a request for help.
+  for (std::size_t i = 1; i < eal_user.size(); ++i)
+    if (eal_user[i] == "--help" || eal_user[i] == "-h") {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
+  Options opt = parse_options(app);
+
+  // Everything the user wrote is validated before DPDK starts: a bad file costs nothing.
+  rs::SwitchConfig cfg;
+  try {
+    cfg = opt.config.empty() ? rs::load_config_text(rs::kDemoConfig, "<embedded demo>") : rs::load_config_file(opt.config);
+    if (opt.workers) cfg.workers = static_cast<uint16_t>(opt.workers);
+    if (const int i = rs::port_on_missing_worker(cfg); i >= 0)
+      throw rs::ConfigError(cfg.source, 0, fmt::format("ports[{}].worker", i),
+                            fmt::format("worker {} but --workers is {}", cfg.ports[i].worker, cfg.workers));
+    auto spec = rs::parse_pipeline(cfg.pipeline_text.empty() ? std::string(rs::kPipelineL3Roce) : cfg.pipeline_text,
+                                   cfg.pipeline_text.empty() ? "pipelines/l3_roce.yaml" : cfg.pipeline_source);
+    if (opt.print_pipeline == "dot") {
+      fmt::print("{}", rs::pipeline_to_dot(spec));
+      return 0;
+    } else if (opt.print_pipeline == "text") {
+      for (auto& n : spec.nodes) {
+        fmt::print("{} ({})", n.name, n.stage);
+        for (auto& [e, t] : n.next) fmt::print(" {}->{}", e, t);
+        fmt::print("\n");
+      }
+      return 0;
+    } else if (!opt.print_pipeline.empty()) {
+      usage_error("--print-pipeline: dot|text");
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "roceswitch: bad configuration: {}\n", e.what());
+    return 2;
+  }
+  if (opt.check_only) {
+    fmt::print("{}: ok ({} ports, {} routes, {} groups, {} workers)\n", cfg.source, cfg.ports.size(),
+               cfg.routes.size(), cfg.groups.size(), cfg.workers);
+    return 0;
+  }
+  const double duration = opt.duration >= 0 ? opt.duration : cfg.duration_s;
+
+  rs::EalPlan plan = rs::plan_eal_args(eal_user, cfg.workers);
+  for (auto& n : plan.notes) fmt::print(stderr, "roceswitch: {}\n", n);
+  std::vector<char*> eal_argv;
+  for (auto& s : plan.args) eal_argv.push_back(s.data());
+  if (rs::log_level() < rs::LogLevel::Debug) rte_log_set_global_level(RTE_LOG_WARNING);
+  if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0) {
+    fmt::print(stderr, "roceswitch: EAL init failed: {}\n", rte_strerror(rte_errno));
+    return 1;
+  }
+  // --workers wins; else a core list the user gave sets the count (one main lcore, the rest work).
+  if (!opt.workers && rs::user_chose_lcores(eal_user) && rte_lcore_count() > 1) {
+    cfg.workers = static_cast<uint16_t>(std::min<unsigned>(rs::kMaxWorkers, rte_lcore_count() - 1));
+    if (const int i = rs::port_on_missing_worker(cfg); i >= 0) {
+      fmt::print(stderr, "roceswitch: bad configuration: {}: ports[{}].worker: worker {} but the core list gives {} workers\n",
+                 cfg.source, i, cfg.ports[i].worker, cfg.workers);
+      rte_eal_cleanup();
+      return 2;
+    }
+  }
+  if (rte_lcore_count() < static_cast<unsigned>(cfg.workers) + 1) {
+    fmt::print(stderr, "roceswitch: {} workers need {} lcores (main + workers), EAL has {}\n", cfg.workers,
+               cfg.workers + 1, rte_lcore_count());
+    rte_eal_cleanup();
+    return 2;
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  int rc = 0;
+  {
+    rs::TscClock clock;
+    std::unique_ptr<rs::Switch> sw;
+    try {
+      sw = std::make_unique<rs::Switch>(cfg, clock.now_ns());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "roceswitch: cannot start: {}\n", e.what());
+      rte_eal_cleanup();
+      return 1;
+    }
+    sw->set_trace(opt.trace_first, opt.trace_every);
+    rs::log(rs::LogLevel::Info, "{}: {} ports, {} routes, {} workers{}", cfg.source, cfg.ports.size(), cfg.routes.size(),
+            cfg.workers, duration > 0 ? fmt::format(", running {} s", duration) : ", running until SIGINT");
+    std::vector<WorkerArg> args(cfg.workers);
+    uint16_t w = 0;
+    unsigned lcore;
+    RTE_LCORE_FOREACH_WORKER(lcore) {
+      if (w == cfg.workers) break;
+      args[w] = {sw.get(), w, &clock};
+      rte_eal_remote_launch(worker_main, &args[w], lcore);
+      ++w;
+    }
+    rs::Reporter rep(*sw);
+    if (const std::string plan = rep.buffer_plan(); !plan.empty() && !opt.quiet) fmt::print("{}", plan);
+    const auto start = std::chrono::steady_clock::now();
+    double next_report = 1.0;
+    double elapsed = 0;
+    // Packet totals once a second, for rates that leave out start-up (perf/linerate uses them
+    // as dpdk-testpmd's per-second figures are used: the first second dropped).
+    nlohmann::json samples = nlohmann::json::array();
+    // Housekeeping on the main lcore only: reports, RCU reclamation, the clock for --duration.
+    while (!g_stop.load(std::memory_order_relaxed)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      sw->reclaim();
+      if (elapsed >= next_report) {
+        const rs::SwitchTotals t = sw->totals();
+        samples.push_back({{"t_s", elapsed}, {"received", t.received}, {"sent", t.sent}});
+        if (!opt.quiet) fmt::print("{}\n", rep.progress_line(elapsed));
+        std::fflush(stdout);
+        next_report += 1.0;
+      }
+      if (duration > 0 && elapsed >= duration) break;
+    }
+    g_stop.store(true);
+    rte_eal_mp_wait_lcore();
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    sw->shutdown(clock.now_ns());
+    fmt::print("{}", rep.summary(elapsed));
+    if (!sw->totals().balanced()) rc = 1;
+    if (opt.trace_first || opt.trace_every) {
+      const std::string text = sw->trace_text();
+      if (opt.trace_file.empty()) {
+        fmt::print("trace:\n{}", text);
+      } else if (std::ofstream tf(opt.trace_file); !(tf << text)) {
+        fmt::print(stderr, "roceswitch: cannot write {}\n", opt.trace_file);
+        rc = 1;
+      }
+    }
+    if (!opt.stats_json.empty()) {
+      auto j = rs::stats_json(*sw);
+      j["elapsed_s"] = elapsed;
+      j["samples"] = samples;
+      j["config"] = cfg.source;
+      std::ofstream out(opt.stats_json);
+      out << j.dump(2) << "\n";
+      if (!out) {
+        fmt::print(stderr, "roceswitch: cannot write {}\n", opt.stats_json);
+        rc = 1;
+      } else {
+        fmt::print("stats written to {}\n", opt.stats_json);
+      }
+    }
+  }
+  rte_eal_cleanup();
+  return rc;
+}

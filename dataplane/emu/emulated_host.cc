@@ -1,0 +1,216 @@
+#include "dataplane/emu/emulated_host.h"
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "dataplane/proto/icrc.h"
+#include "dataplane/tm/pfc/pfc_frame.h"
+
+namespace rs {
+namespace {
+constexpr uint16_t kRocePort = 4791;
+constexpr uint32_t kBth = 12;
+constexpr uint32_t kIcrc = 4;
+constexpr uint32_t kL3Off = sizeof(rte_ether_hdr);
+constexpr uint32_t kBthOff = kL3Off + sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr);
+}  // namespace
+
+EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool,
+                           uint64_t now_ns)
+    : spec_(spec), pool_(pool), link_gbps_(link_gbps) {
+  link_.configure(link_gbps, now_ns);
+  for (std::size_t i = 0; i < spec.flows.size(); ++i) {
+    Flow& f = flows_.emplace_back();
+    f.spec = spec.flows[i];
+    f.rate.configure(f.spec.rate_gbps, now_ns);
+    const uint32_t payload = (f.spec.payload + 3) & ~3u;  // BTH pad count keeps it 4-aligned
+    const uint32_t udp_len = sizeof(rte_udp_hdr) + kBth + payload + kIcrc;
+    const uint32_t ip_len = sizeof(rte_ipv4_hdr) + udp_len;
+    f.tmpl.assign(kL3Off + ip_len, 0);
+    uint8_t* p = f.tmpl.data();
+    auto* eth = reinterpret_cast<rte_ether_hdr*>(p);
+    eth->dst_addr = switch_mac;
+    eth->src_addr = spec.mac;
+    eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+    auto* ip = reinterpret_cast<rte_ipv4_hdr*>(p + kL3Off);
+    ip->version_ihl = 0x45;
+    ip->type_of_service = static_cast<uint8_t>(f.spec.dscp << 2 | (f.spec.ecn & 3));
+    ip->total_length = rte_cpu_to_be_16(static_cast<uint16_t>(ip_len));
+    ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+    ip->time_to_live = 64;
+    ip->next_proto_id = IPPROTO_UDP;
+    ip->src_addr = spec.ip;
+    ip->dst_addr = f.spec.dst_ip;
+    ip->hdr_checksum = rte_ipv4_cksum(ip);
+    auto* udp = reinterpret_cast<rte_udp_hdr*>(p + kL3Off + sizeof(rte_ipv4_hdr));
+    // Linux derives the RoCE source port from the flow label of the QP; a fixed mix of the QP
+    // number stands in for it here, so each QP is one ECMP flow.
+    udp->src_port = rte_cpu_to_be_16(static_cast<uint16_t>(0xC000 | ((f.spec.qp * 2654435761u) >> 18)));
+    udp->dst_port = rte_cpu_to_be_16(kRocePort);
+    udp->dgram_len = rte_cpu_to_be_16(static_cast<uint16_t>(udp_len));
+    udp->dgram_cksum = 0;  // RoCEv2 sends a zero UDP checksum
+    uint8_t* bth = p + kBthOff;
+    bth[0] = f.spec.opcode;
+    bth[1] = static_cast<uint8_t>(((payload - f.spec.payload) & 3) << 4);  // PadCnt
+    bth[2] = 0xFF;
+    bth[3] = 0xFF;  // default P_Key
+    bth[5] = static_cast<uint8_t>(f.spec.qp >> 16);
+    bth[6] = static_cast<uint8_t>(f.spec.qp >> 8);
+    bth[7] = static_cast<uint8_t>(f.spec.qp);
+    for (uint32_t k = 0; k < f.spec.payload; ++k) bth[kBth + k] = static_cast<uint8_t>(k * 7 + f.spec.qp);
+  }
+}
+
+rte_mbuf* EmulatedHost::build(Flow& f) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  if (!m) return nullptr;
+  const uint16_t len = static_cast<uint16_t>(f.tmpl.size());
+  uint8_t* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, len));
+  if (!p) {
+    rte_pktmbuf_free(m);
+    return nullptr;
+  }
+  std::memcpy(p, f.tmpl.data(), len);
+  uint8_t* bth = p + kBthOff;
+  bth[9] = static_cast<uint8_t>(f.psn >> 16);
+  bth[10] = static_cast<uint8_t>(f.psn >> 8);
+  bth[11] = static_cast<uint8_t>(f.psn);
+  f.psn = (f.psn + 1) & 0xFFFFFF;
+  const uint32_t icrc = roce_icrc(p + kL3Off, len - kL3Off, false);
+  uint8_t* tail = p + len - kIcrc;
+  tail[0] = static_cast<uint8_t>(icrc);
+  tail[1] = static_cast<uint8_t>(icrc >> 8);
+  tail[2] = static_cast<uint8_t>(icrc >> 16);
+  tail[3] = static_cast<uint8_t>(icrc >> 24);
+  return m;
+}
+
+uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  uint16_t got = 0;
+  const HostPfcStorm& st = spec_.storm;
+  if (st.priority >= 0 && now_ns >= st.start_ns && now_ns < st.stop_ns && now_ns >= next_storm_ns_ && n > 0) {
+    // Refresh at half the pause time, as a NIC whose receive buffer never drains would.
+    std::array<uint16_t, 8> q{};
+    q[st.priority & 7] = st.quanta;
+    if (rte_mbuf* m = make_pfc_mbuf(pool_, spec_.mac, static_cast<uint8_t>(1u << (st.priority & 7)), q)) {
+      pkts[got++] = m;
+      storm_sent_.inc();
+      tx_bytes_.add(m->pkt_len);
+      next_storm_ns_ = now_ns + std::max<uint64_t>(1, pause_quanta_to_ns(st.quanta, link_gbps_) / 2);
+    }
+  }
+  if (flows_.empty()) {
+    tx_pkts_.add(got);
+    return got;
+  }
+  // A sending flow is a backlogged link: time lost to a descheduled worker is made up.
+  bool any_active = false;
+  for (auto& f : flows_) {
+    // A flow paused by PFC is not backlogged on the wire: it must not bank the paused time
+    // and burst it out at XON (that burst is what the switch's headroom would have to hold).
+    const bool active = sending(f, now_ns);
+    f.rate.refill(now_ns, active);
+    any_active |= active;
+  }
+  link_.refill(now_ns, any_active);
+  // One poll is one instant: the switch's PFC reaches the host only between polls, so the time
+  // a stalled worker makes up above must not go out in one poll (5 ms at 1 Gb/s is 625 KB, far
+  // past any PG's headroom). Each flow sends at most its bucket (~20 us of its rate, two jumbo
+  // frames at least) per poll, however many bursts the worker asks for; the banked credit goes
+  // out over the next polls, each of which can carry XOFF back first.
+  if (now_ns != poll_ns_) {
+    poll_ns_ = now_ns;
+    for (auto& f : flows_) f.poll_bytes = 0;
+  }
+  std::size_t idle = 0;
+  // Round robin over flows that have credit, until the link or every flow runs out.
+  while (got < n && link_.can_send() && idle < flows_.size()) {
+    Flow& f = flows_[rr_];
+    rr_ = (rr_ + 1) % flows_.size();
+    if (!sending(f, now_ns) || !f.rate.can_send() || f.poll_bytes >= f.rate.burst_bytes()) {
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    rte_mbuf* m = build(f);
+    if (!m) {
+      alloc_fail_.inc();
+      break;
+    }
+    f.rate.consume(m->pkt_len);
+    link_.consume(m->pkt_len);
+    f.poll_bytes += wire_bytes(m->pkt_len);
+    f.sent.inc();
+    tx_bytes_.add(m->pkt_len);
+    pkts[got++] = m;
+  }
+  tx_pkts_.add(got);
+  return got;
+}
+
+void EmulatedHost::on_mac_control(const uint8_t* frame, uint32_t len, uint64_t now_ns) {
+  PauseFrame f;
+  if (decode_mac_control(frame, len, f) != MacControlError::Ok) {
+    rx_pfc_bad_.inc();
+    return;
+  }
+  rx_pfc_.inc();
+  for (int p = 0; p < 8; ++p) {
+    if (!(f.enable & (1u << p))) continue;
+    pause_until_[p] = f.quanta[p] ? now_ns + pause_quanta_to_ns(f.quanta[p], link_gbps_) : 0;
+  }
+}
+
+uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = pkts[i];
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    if (m->data_len >= sizeof(rte_ether_hdr) &&
+        rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == kEtherTypeMacControl) {
+      // Link-local: the host's MAC acts on it; it is not a received packet.
+      on_mac_control(p, m->data_len, now_ns);
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    rx_pkts_.inc();
+    rx_bytes_.add(m->pkt_len);
+    if (m->data_len >= kBthOff + kBth && m->data_len == m->pkt_len &&
+        rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == RTE_ETHER_TYPE_IPV4) {
+      auto* ip = reinterpret_cast<const rte_ipv4_hdr*>(p + kL3Off);
+      auto* udp = reinterpret_cast<const rte_udp_hdr*>(p + kL3Off + sizeof(rte_ipv4_hdr));
+      if (ip->version_ihl == 0x45 && ip->next_proto_id == IPPROTO_UDP && rte_be_to_cpu_16(udp->dst_port) == kRocePort) {
+        rx_roce_.inc();
+        const uint32_t ip_len = rte_be_to_cpu_16(ip->total_length);
+        if (kL3Off + ip_len > m->data_len || !roce_icrc_ok(p + kL3Off, ip_len, false)) icrc_bad_.inc();
+        if ((ip->type_of_service & 3) == 3) rx_ce_.inc();
+      }
+    }
+    rte_pktmbuf_free(m);
+  }
+  return n;
+}
+
+void EmulatedHost::stats(nlohmann::json& j) const {
+  auto& h = j["host"];
+  h["tx_packets"] = tx_pkts_.get();
+  h["tx_bytes"] = tx_bytes_.get();
+  h["alloc_fail"] = alloc_fail_.get();
+  h["rx_packets"] = rx_pkts_.get();
+  h["rx_bytes"] = rx_bytes_.get();
+  h["rx_roce"] = rx_roce_.get();
+  h["rx_icrc_bad"] = icrc_bad_.get();
+  h["rx_ce_marked"] = rx_ce_.get();
+  h["rx_pfc_frames"] = rx_pfc_.get();
+  h["rx_pfc_malformed"] = rx_pfc_bad_.get();
+  if (spec_.storm.priority >= 0) h["pfc_storm_frames_sent"] = storm_sent_.get();
+  auto& fl = h["flows"];
+  fl = nlohmann::json::array();
+  for (auto& f : flows_)
+    fl.push_back({{"qp", f.spec.qp}, {"rate_gbps", f.spec.rate_gbps}, {"priority", f.spec.priority}, {"sent", f.sent.get()}});
+}
+
+}  // namespace rs

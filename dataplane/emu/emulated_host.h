@@ -1,0 +1,96 @@
+// An in-process RoCE host on a switch port: it sends RoCEv2 flows (valid ICRC, one QP each)
+// at configured rates, limited by its own link, and counts and checks what the switch sends
+// it. No ethdev, no NIC, no files: the embedded demo and the tests run on it.
+#pragma once
+#include <rte_mempool.h>
+
+#include <cstdint>
+#include <array>
+#include <deque>
+#include <vector>
+
+#include "dataplane/core/counter.h"
+#include "dataplane/ports/port.h"
+#include "dataplane/tm/queue/shaper.h"
+
+namespace rs {
+
+struct HostFlowSpec {
+  uint32_t dst_ip = 0;   // network order
+  double rate_gbps = 1;  // offered load, L2 wire rate
+  uint8_t dscp = 26;
+  uint8_t ecn = 2;       // ECT(0): RoCE NICs running DCQCN mark their packets ECN-capable
+  uint32_t payload = 1024;
+  uint32_t qp = 0x11;
+  uint8_t opcode = 0x04;  // RC SEND_ONLY
+  int8_t priority = -1;   // PFC priority the host pauses this flow on; -1: from the switch's maps
+  uint64_t start_ns = 0;
+  uint64_t stop_ns = UINT64_MAX;
+};
+
+// A stuck receiver: the host keeps sending PFC XOFF for one priority (a PFC storm), the case
+// the switch's PFC watchdog exists for.
+struct HostPfcStorm {
+  int8_t priority = -1;  // -1: none
+  uint64_t start_ns = 0;
+  uint64_t stop_ns = UINT64_MAX;
+  uint16_t quanta = 0xffff;
+};
+
+struct HostSpec {
+  uint32_t ip = 0;  // network order
+  rte_ether_addr mac{};
+  std::vector<HostFlowSpec> flows;
+  HostPfcStorm storm;
+};
+
+class EmulatedHost final : public Port {
+ public:
+  // `switch_mac` is the MAC of the switch port the host is cabled to (its gateway).
+  EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool, uint64_t now_ns);
+
+  uint16_t rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;  // host -> switch
+  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;  // switch -> host
+  const char* kind() const override { return "emulated_host"; }
+  void stats(nlohmann::json& j) const override;
+
+  uint64_t sent_packets() const { return tx_pkts_.get(); }
+  uint64_t received_packets() const { return rx_pkts_.get(); }
+  uint64_t icrc_bad() const { return icrc_bad_.get(); }
+  uint64_t ce_marked() const { return rx_ce_.get(); }
+  uint64_t pfc_received() const { return rx_pfc_.get(); }
+  uint64_t storm_frames() const { return storm_sent_.get(); }
+  // PFC from the switch stops this host's flows of that priority until the time runs out.
+  bool paused(int priority, uint64_t now_ns) const { return now_ns < pause_until_[priority & 7]; }
+
+ private:
+  struct Flow {
+    HostFlowSpec spec;
+    std::vector<uint8_t> tmpl;  // whole frame, PSN and ICRC patched per packet
+    uint32_t psn = 0;
+    Shaper rate;
+    Counter sent;
+    uint64_t poll_bytes = 0;  // sent at poll_ns_: bounded by the flow's bucket (rx_burst)
+  };
+  rte_mbuf* build(Flow& f);
+  void on_mac_control(const uint8_t* frame, uint32_t len, uint64_t now_ns);
+  // Inside its start/stop window and not paused by PFC.
+  bool sending(const Flow& f, uint64_t now_ns) const {
+    return now_ns >= f.spec.start_ns && now_ns < f.spec.stop_ns && now_ns >= pause_until_[f.spec.priority & 7];
+  }
+
+  HostSpec spec_;
+  rte_mempool* pool_;
+  Shaper link_;
+  std::deque<Flow> flows_;  // Flow holds counters: never moved
+  std::size_t rr_ = 0;
+  uint64_t poll_ns_ = UINT64_MAX;  // the instant the flows' poll_bytes were counted at
+  Counter tx_pkts_, tx_bytes_, alloc_fail_;
+  Counter rx_pkts_, rx_bytes_, rx_roce_, icrc_bad_, rx_ce_;
+  Counter rx_pfc_, rx_pfc_bad_, storm_sent_;
+  double link_gbps_ = 1;
+  std::array<uint64_t, 8> pause_until_{};
+  uint64_t next_storm_ns_ = 0;
+};
+
+}  // namespace rs

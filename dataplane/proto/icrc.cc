@@ -1,0 +1,46 @@
+#include "dataplane/proto/icrc.h"
+
+#include <zlib.h>
+
+#include <cstring>
+
+namespace rs {
+
+uint32_t roce_icrc(const uint8_t* l3, std::size_t l3_len, bool ipv6) {
+  static const uint8_t kOnes[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  const std::size_t ip_len = ipv6 ? 40 : static_cast<std::size_t>(l3[0] & 0x0F) * 4;
+  if (l3_len < ip_len + 8 + 12 + 4) return 0;
+  uint8_t hdr[60 + 8 + 12];
+  std::memcpy(hdr, l3, ip_len + 8 + 12);
+  if (ipv6) {
+    hdr[0] |= 0x0F;  // traffic class low nibble
+    hdr[1] = 0xFF;   // traffic class high nibble + flow label
+    hdr[2] = 0xFF;
+    hdr[3] = 0xFF;
+    hdr[7] = 0xFF;  // hop limit
+  } else {
+    hdr[1] = 0xFF;   // TOS
+    hdr[8] = 0xFF;   // TTL
+    hdr[10] = 0xFF;  // header checksum
+    hdr[11] = 0xFF;
+  }
+  uint8_t* udp = hdr + ip_len;
+  udp[6] = 0xFF;
+  udp[7] = 0xFF;
+  udp[8 + 4] = 0xFF;  // BTH byte 4: FECN/BECN/reserved
+  uLong crc = crc32(0L, kOnes, sizeof kOnes);
+  crc = crc32(crc, hdr, static_cast<uInt>(ip_len + 8 + 12));
+  const std::size_t rest = l3_len - (ip_len + 8 + 12) - 4;
+  crc = crc32(crc, l3 + ip_len + 8 + 12, static_cast<uInt>(rest));
+  return static_cast<uint32_t>(crc);
+}
+
+bool roce_icrc_ok(const uint8_t* l3, std::size_t l3_len, bool ipv6) {
+  if (l3_len < 4) return false;
+  const uint8_t* p = l3 + l3_len - 4;
+  uint32_t stored = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+                    static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+  return stored == roce_icrc(l3, l3_len, ipv6);
+}
+
+}  // namespace rs

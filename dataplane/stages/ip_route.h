@@ -1,0 +1,116 @@
+// ipv4_route and ipv6_route: the route step (P4 tables ipv4_lpm / ipv6_lpm, then the
+// ecmp_group action selector's member), one inline body serving two sibling nodes as VPP's
+// ip4/ip6 lookup do. The TTL (hop limit) is checked first, before any work is spent; the
+// longest-prefix match (rte_lpm / rte_lpm6) gives a next-hop group; a group whose policy is
+// the redirection table at the flow hash has its member chosen here, grout's
+// reta[flow_id & (size - 1)]; the others go on the `select` edge to nexthop_select, where
+// their policy chooses.
+// Reads meta l3_offset, flow_hash; writes meta group (and nexthop, out_port when chosen here).
+#pragma once
+#include <rte_ip.h>
+
+#include <cstddef>
+
+#include "dataplane/core/step_stage.h"
+#include "dataplane/stages/parse.h"
+#include "dataplane/tables/fib.h"
+
+namespace rs {
+
+// The egress port of a chosen next hop, or kInvalidPort. A policy is student code: never
+// trust its answer with an out-of-range next hop or port.
+[[gnu::always_inline]] inline uint16_t nexthop_port(const NextHop* table, std::size_t count, uint32_t nh, uint16_t num_ports) {
+  const uint16_t port = nh < count ? table[nh].port : kInvalidPort;
+  return port < num_ports ? port : kInvalidPort;
+}
+
+// kInline: choose the member here for groups that allow it. The general siblings
+// (`ipv4_route_general`, `ipv6_route_general`) never do: every packet takes `select`, so the
+// policy itself chooses; the property test holds both forms to the same next hop.
+template <bool kIpv6, bool kInline = true>
+class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
+ public:
+  static constexpr std::string_view kName =
+      kIpv6 ? (kInline ? "ipv6_route" : "ipv6_route_general") : (kInline ? "ipv4_route" : "ipv4_route_general");
+  enum Next : uint8_t { Rewrite, Select };
+  static constexpr std::array<std::string_view, 2> kNext = {"rewrite", "select"};
+  static constexpr uint8_t kChainEdge = Rewrite;
+  enum Ctr : uint8_t { Hit, Miss, TtlExpired, Inline, ToSelect, BadNexthop };
+  static constexpr std::array<std::string_view, 6> kCounters = {
+      "hit", "miss", kIpv6 ? "hop_limit_expired" : "ttl_expired", "member_inline", "to_select", "bad_nexthop"};
+
+  explicit IpRoute(const StageEnv&) {}
+
+  struct Pass {
+    const Fib* fib;
+    const NextHopGroup* groups;
+    const NextHop* nexthops;
+    uint32_t num_nexthops;
+    uint16_t num_ports;
+    uint32_t miss = 0, ttl = 0, to_select = 0, bad = 0;
+  };
+  Pass begin(const WorkerContext& ctx) const {
+    return Pass{ctx.fib, ctx.fib->group_table(), ctx.fib->nexthop_table(), static_cast<uint32_t>(ctx.fib->num_nexthops()),
+                ctx.num_ports};
+  }
+  template <bool kTrace>
+  [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
+    const Fib& fib = *t.fib;
+    const uint8_t* l3 = rte_pktmbuf_mtod(m, const uint8_t*) + pm.l3_offset;
+    const uint8_t ttl = kIpv6 ? l3[offsetof(rte_ipv6_hdr, hop_limits)] : l3[offsetof(rte_ipv4_hdr, time_to_live)];
+    uint32_t group = 0;
+    uint8_t e;
+    if (ttl <= 1) [[unlikely]] {
+      pm.drop_reason = DropReason::TtlExpired;
+      e = kNextDrop;
+      ++t.ttl;
+    } else if (!(kIpv6 ? fib.lookup6(l3 + offsetof(rte_ipv6_hdr, dst_addr), group)
+                       : fib.lookup4(parse::load_le32(l3 + offsetof(rte_ipv4_hdr, dst_addr)), group))) [[unlikely]] {
+      pm.drop_reason = DropReason::NoRoute;
+      e = kNextDrop;
+      ++t.miss;
+    } else {
+      pm.group = static_cast<uint16_t>(group);
+      const NextHopGroup& g = t.groups[group];
+      if (kInline && g.inline_member) [[likely]] {
+        const uint32_t nh = g.table[pm.flow_hash & g.mask];
+        const uint16_t port = nexthop_port(t.nexthops, t.num_nexthops, nh, t.num_ports);
+        if (port == kInvalidPort) [[unlikely]] {
+          pm.drop_reason = DropReason::BadNextHop;
+          e = kNextDrop;
+          ++t.bad;
+        } else {
+          pm.nexthop = nh;
+          pm.out_port = port;
+          e = Rewrite;
+        }
+      } else {
+        e = Select;
+        ++t.to_select;
+      }
+    }
+    if constexpr (kTrace) trace(l3, ttl, pm, e, ctx);
+    return e;
+  }
+  void publish_tally(const Pass& t, uint16_t n, Counter* ctr) const {
+    const uint32_t routed = n - t.miss - t.ttl;
+    const uint32_t v[kCounters.size()] = {routed, t.miss, t.ttl, routed - t.to_select - t.bad, t.to_select, t.bad};
+    for (std::size_t c = 0; c < kCounters.size(); ++c)
+      if (v[c]) ctr[c].add(v[c]);
+  }
+  static uint8_t whole(const Pass& t, uint16_t n) {
+    if (t.miss + t.ttl + t.bad + t.to_select == 0) return Rewrite;
+    return t.to_select == n ? uint8_t{Select} : kNextMixed;
+  }
+  std::string format_trace(const TraceRecord& r) const override;
+
+ private:
+  static void trace(const uint8_t* l3, uint8_t ttl, const PacketMeta& pm, uint8_t e, WorkerContext& ctx);
+};
+
+using Ipv4Route = IpRoute<false>;
+using Ipv6Route = IpRoute<true>;
+using Ipv4RouteGeneral = IpRoute<false, false>;
+using Ipv6RouteGeneral = IpRoute<true, false>;
+
+}  // namespace rs

@@ -1,0 +1,74 @@
+// l3_input: the parse step (P4 parser) and the classify step (dscp_to_tc, pcp_to_tc,
+// tc_to_queue) in one pass, as VPP's ip4-input does its checks where it reads the header.
+// Edges: ipv4 and ipv6 to the route stages, mac_control for PAUSE/PFC frames; malformed and
+// non-IP frames are dropped with their reason.
+#pragma once
+#include "dataplane/core/step_stage.h"
+#include "dataplane/stages/classify.h"
+#include "dataplane/stages/parse.h"
+
+namespace rs {
+
+// The parse's form is a template flag (parse.h): `l3_input` tries the common shape first,
+// its sibling `l3_input_general` never does (VPP's one body, two nodes); the property test
+// runs both over every header variant and holds them to the same result.
+template <unsigned kForm>
+class L3InputT final : public StepStage<L3InputT<kForm>> {
+ public:
+  static constexpr std::string_view kName = kForm ? "l3_input" : "l3_input_general";
+  enum Next : uint8_t { Ipv4, Ipv6, MacControl };
+  static constexpr std::array<std::string_view, 3> kNext = {"ipv4", "ipv6", "mac_control"};
+  static constexpr uint8_t kChainEdge = Ipv4;
+  enum Ctr : uint8_t { CIpv4, CIpv6, Vlan, Udp, Roce, Cnp, ByDscp, ByPcp, CnpToQueue };
+  static constexpr std::array<std::string_view, 9> kCounters = {"ipv4", "ipv6",    "vlan",   "udp",         "roce",
+                                                                "cnp",  "by_dscp", "by_pcp", "cnp_to_queue"};
+
+  explicit L3InputT(const StageEnv& env)
+      : seed_(env.hash_seed), map_(env.qos ? *env.qos : QosMaps::sonic_default()) {}
+
+  struct Pass {
+    uint32_t seed;
+    parse::Tally p;
+    uint32_t by_pcp = 0, cnp_steered = 0, to_ipv4 = 0;
+  };
+  Pass begin(const WorkerContext&) const { return Pass{seed_, {}}; }
+  template <bool kTrace>
+  [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
+    const parse::Parsed r = parse::parse_frame<kForm ? parse::kCommonShapeFirst : parse::kGeneral>(m, pm, t.seed, t.p);
+    uint8_t e;
+    if (r <= parse::Parsed::Ipv6) [[likely]] {
+      const unsigned report = map_.apply(pm);
+      t.by_pcp += report & TcQueueMap::kByPcp;
+      t.cnp_steered += (report & TcQueueMap::kCnpSteered) != 0;
+      e = r == parse::Parsed::Ipv4 ? uint8_t{Ipv4} : uint8_t{Ipv6};
+      t.to_ipv4 += r == parse::Parsed::Ipv4;
+    } else {
+      e = r == parse::Parsed::MacControl ? uint8_t{MacControl} : kNextDrop;
+    }
+    if constexpr (kTrace) trace(pm, e, ctx);
+    return e;
+  }
+  void publish_tally(const Pass& t, uint16_t, Counter* ctr) const {
+    const uint32_t ipv4 = t.p.ipv4 + t.p.common, udp = t.p.udp + t.p.common;
+    const uint32_t v[kCounters.size()] = {ipv4, t.p.ipv6, t.p.vlan, udp, t.p.roce, t.p.cnp,
+                                          ipv4 + t.p.ipv6 - t.by_pcp, t.by_pcp, t.cnp_steered};
+    for (std::size_t c = 0; c < kCounters.size(); ++c)
+      if (v[c]) ctr[c].add(v[c]);
+  }
+  // Every packet went on to ipv4 when each was an IPv4 packet that got through.
+  static uint8_t whole(const Pass& t, uint16_t n) { return t.to_ipv4 == n ? uint8_t{Ipv4} : kNextMixed; }
+
+  std::string format_trace(const TraceRecord& r) const override;
+  // One packet through the stage outside a pipeline (tests and tools): the edge or kNextDrop.
+  uint8_t process_one(rte_mbuf* m);
+
+ private:
+  static void trace(const PacketMeta& pm, uint8_t e, WorkerContext& ctx);
+  uint32_t seed_;
+  TcQueueMap map_;
+};
+
+using L3Input = L3InputT<1>;
+using L3InputGeneral = L3InputT<0>;
+
+}  // namespace rs

@@ -1,0 +1,55 @@
+// rewrite_enqueue: the rewrite step (P4 egress: table port_mac and the RoceEgress rewrite) and the
+// enqueue step into the egress port's traffic manager, in one pass. Consumes every packet: queued
+// here, handed to the owner worker, or dropped by admission with a counted reason.
+#pragma once
+#include "dataplane/core/step_stage.h"
+#include "dataplane/stages/enqueue.h"
+#include "dataplane/stages/rewrite.h"
+
+namespace rs {
+
+class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
+ public:
+  static constexpr std::string_view kName = "rewrite_enqueue";
+  static constexpr std::array<std::string_view, 0> kNext = {};
+  enum Ctr : uint8_t { Ipv4, Ipv6, Local, Handoff };
+  static constexpr std::array<std::string_view, 4> kCounters = {"ipv4", "ipv6", "local", "handoff"};
+
+  explicit RewriteEnqueue(const StageEnv&) {}
+
+  struct Pass {
+    const NextHop* nexthops;
+    const rte_ether_addr* port_mac;
+    EnqueueTables q;
+    uint32_t ipv4 = 0, handoff = 0;
+  };
+  Pass begin(const WorkerContext& ctx) const { return Pass{ctx.fib->nexthop_table(), ctx.port_mac, EnqueueTables(ctx)}; }
+  template <bool kTrace>
+  [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
+    const uint16_t port = pm.out_port;
+    Traced before{};
+    if constexpr (kTrace) before = trace_before(m, pm, ctx);  // the enqueue may free the packet
+    t.ipv4 += rewrite_frame(m, pm, t.nexthops, t.port_mac);
+    const Enqueued where = enqueue_packet(m, port, t.q, ctx);
+    t.handoff += where.handoff;
+    if constexpr (kTrace) trace_after(before, where, ctx);
+    return kNextConsumed;
+  }
+  void publish_tally(const Pass& t, uint16_t n, Counter* ctr) const {
+    const uint32_t v[kCounters.size()] = {t.ipv4, n - t.ipv4, n - t.handoff, t.handoff};
+    for (std::size_t c = 0; c < kCounters.size(); ++c)
+      if (v[c]) ctr[c].add(v[c]);
+  }
+  static uint8_t whole(const Pass&, uint16_t) { return kNextConsumed; }
+  std::string format_trace(const TraceRecord& r) const override;
+
+ private:
+  struct Traced {
+    uint16_t id;
+    uint64_t a, b;
+  };
+  static Traced trace_before(const rte_mbuf* m, const PacketMeta& pm, const WorkerContext& ctx);
+  static void trace_after(const Traced& t, const Enqueued& where, WorkerContext& ctx);
+};
+
+}  // namespace rs

@@ -1,0 +1,218 @@
+#include "dataplane/switch/switch.h"
+
+#include <fmt/core.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "dataplane/core/mbuf_pool.h"
+#include "dataplane/core/object_name.h"
+#include "dataplane/ports/ethdev_port.h"
+#include "pipelines_embedded.h"
+
+namespace rs {
+
+Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
+  if (cfg.ports.size() > kMaxPorts) throw std::runtime_error("too many ports");
+  if (cfg.workers == 0 || cfg.workers > kMaxWorkers) throw std::runtime_error("bad worker count");
+  PipelineSpec spec = parse_pipeline(cfg.pipeline_text.empty() ? std::string(kPipelineL3Roce) : cfg.pipeline_text,
+                                     cfg.pipeline_text.empty() ? "pipelines/l3_roce.yaml" : cfg.pipeline_source);
+  // Per-lcore caches as large as DPDK allows, so a poll's worth of packets (kRxBurstsPerPoll
+  // rx bursts) is allocated and freed within the cache, never through the shared ring; but
+  // together (each may hold 1.5 x its size) they keep at most about a fifth of a small pool.
+  const unsigned cache = std::min<unsigned>(RTE_MEMPOOL_CACHE_MAX_SIZE, cfg.mbufs / (8 * (cfg.workers + 1)));
+  pool_ = create_mbuf_pool({.name = unique_object_name("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize});
+  if (!pool_) throw std::runtime_error(fmt::format("mbuf pool: {}", rte_strerror(rte_errno)));
+  try {
+    std::vector<PortLosslessConfig> lossless;
+    for (auto& ps : cfg.ports) lossless.push_back(ps.lossless);
+    uint64_t static_sum = 0;
+    bool dynamic = false;
+    for (auto& ps : cfg.ports)
+      for (int q = 0; q < 8; ++q) {
+        // A queue's bytes are charged in cells: its packet limit bounds the rounding.
+        static_sum += ps.egress.limits[q].bytes + uint64_t{ps.egress.limits[q].packets} * cfg.mmu.pool.cell_size;
+        dynamic |= ps.lossless.dynamic_th[q] != kNoDynamicTh;
+      }
+    sb_ = std::make_unique<SharedBuffer>(cfg.mmu, lossless, cfg.workers, static_sum, dynamic);
+    for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+      const PortSpec& ps = cfg.ports[i];
+      std::unique_ptr<Port> p;
+      if (ps.kind == PortKind::Ethdev) {
+        p = std::make_unique<EthdevPort>(ps.devargs, pool_);
+      } else {
+        // A host pauses a flow on the priority the switch puts it in, unless told otherwise.
+        HostSpec hs = ps.host;
+        for (auto& f : hs.flows)
+          if (f.priority < 0) f.priority = static_cast<int8_t>(cfg.mmu.tc_to_pg[cfg.qos.dscp_to_tc[f.dscp & 63] & 7]);
+        p = std::make_unique<EmulatedHost>(hs, ps.mac, ps.egress.speed_gbps, pool_, now_ns);
+      }
+      p->name = ps.name;
+      p->mac = ps.mac;
+      p->speed_gbps = ps.egress.speed_gbps;
+      p->id = static_cast<uint16_t>(i);
+      port_mac_[i] = ps.mac;
+      port_owner_[i] = static_cast<uint8_t>(ps.worker >= 0 ? ps.worker % cfg.workers : i % cfg.workers);
+      ports_.push_back(std::move(p));
+      egress_.push_back(std::make_unique<EgressPort>(static_cast<uint16_t>(i), ports_.back().get(), ps.egress, now_ns,
+                                                     sb_.get(), port_owner_[i], ps.lossless, pool_));
+      egress_.back()->set_load_view(&load_);
+    }
+    const std::size_t sz = rte_rcu_qsbr_get_memsize(cfg.workers);
+    qsbr_ = static_cast<rte_rcu_qsbr*>(rte_zmalloc("rs_qsbr", sz, RTE_CACHE_LINE_SIZE));
+    if (!qsbr_ || rte_rcu_qsbr_init(qsbr_, cfg.workers) != 0) throw std::runtime_error("rcu init failed");
+    fib_.set_qsbr(qsbr_);
+    fib_.publish(build_fib(cfg));
+
+    StageEnv env;
+    env.qos = &cfg_.qos;
+    env.hash_seed = cfg.seed;
+    for (uint16_t w = 0; w < cfg.workers; ++w) {
+      auto wk = std::make_unique<Worker>(w, spec, env, cfg.seed);
+      wk->fib = &fib_;
+      wk->qsbr = qsbr_;
+      wk->wd_poll_ns = cfg.mmu.pfcwd.enabled ? cfg.mmu.pfcwd.poll_ns : 0;
+      if (sb_->any_lossless()) wk->ctx.sb = sb_.get();
+      rte_rcu_qsbr_thread_register(qsbr_, w);
+      rte_rcu_qsbr_thread_online(qsbr_, w);
+      wk->ctx.fib = fib_.load();
+      wk->ctx.load = &load_;
+      wk->ctx.port_mac = port_mac_;
+      wk->ctx.port_owner = port_owner_;
+      wk->ctx.num_ports = static_cast<uint16_t>(ports_.size());
+      workers_.push_back(std::move(wk));
+    }
+    for (std::size_t i = 0; i < ports_.size(); ++i) {
+      Worker& wk = *workers_[port_owner_[i]];
+      wk.rx_ports.push_back(ports_[i].get());
+      wk.tx_ports.push_back(egress_[i].get());
+      wk.egress_by_port[i] = egress_[i].get();
+    }
+    for (uint16_t s = 0; s < cfg.workers; ++s)
+      for (uint16_t d = 0; d < cfg.workers; ++d) {
+        if (s == d) continue;
+        rte_ring* r = rte_ring_create(unique_object_name("rs_hand").c_str(), 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+        if (!r) throw std::runtime_error(fmt::format("handoff ring: {}", rte_strerror(rte_errno)));
+        rings_.push_back(r);
+        workers_[s]->outbox[d] = r;
+        workers_[d]->inbox.push_back(r);
+      }
+  } catch (...) {
+    // Undo in reverse so a bad config never leaves ports probed or memory held.
+    for (auto* r : rings_) rte_ring_free(r);
+    workers_.clear();
+    egress_.clear();
+    ports_.clear();
+    sb_.reset();
+    fib_.clear();
+    rte_free(qsbr_);
+    rte_mempool_free(pool_);
+    throw;
+  }
+}
+
+Switch::~Switch() {
+  for (auto& p : ports_) p->stop();
+  for (auto* r : rings_) {
+    void* m;
+    while (rte_ring_dequeue(r, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
+    rte_ring_free(r);
+  }
+  if (!workers_.empty()) {
+    for (auto& e : egress_) e->flush(workers_[0]->ctx, DropReason::Shutdown);
+  }
+  workers_.clear();
+  egress_.clear();
+  ports_.clear();
+  fib_.clear();
+  rte_free(qsbr_);
+  rte_mempool_free(pool_);
+}
+
+void Switch::shutdown(uint64_t now_ns) {
+  for (auto& w : workers_) {
+    w->ctx.now_ns = now_ns;
+    for (rte_ring* r : w->inbox) {
+      void* m;
+      while (rte_ring_sc_dequeue(r, &m) == 0) {
+        auto* mb = static_cast<rte_mbuf*>(m);
+        w->egress_by_port[meta(mb).out_port]->enqueue(mb, w->ctx);
+      }
+    }
+  }
+  // A storm in progress ends with the switch (no stale storm state), then the queues empty.
+  for (auto& w : workers_)
+    for (EgressPort* e : w->tx_ports) {
+      e->set_pfcwd(e->pfcwd(), w->ctx);
+      e->flush(w->ctx, DropReason::Shutdown);
+    }
+  for (auto& p : ports_) p->stop();
+}
+
+void Switch::set_trace(uint32_t first, uint32_t every) {
+  for (auto& w : workers_) w->tracer.configure(first, every);
+}
+
+std::string Switch::trace_text() const {
+  std::vector<std::string> names;
+  for (auto& p : ports_) names.push_back(p->name);
+  std::string out;
+  for (auto& w : workers_) out += w->pipeline.format_trace(w->tracer, w->id, names);
+  return out;
+}
+
+#define RS_SUM(field, port)                                        \
+  uint64_t s = 0;                                                  \
+  for (auto& w : workers_) s += w->counters.field[port].get();     \
+  return s
+
+uint64_t Switch::rx_packets(std::size_t p) const { RS_SUM(port_rx_pkts, p); }
+uint64_t Switch::rx_bytes(std::size_t p) const { RS_SUM(port_rx_bytes, p); }
+uint64_t Switch::tx_packets(std::size_t p) const { RS_SUM(port_tx_pkts, p); }
+uint64_t Switch::tx_bytes(std::size_t p) const { RS_SUM(port_tx_bytes, p); }
+#undef RS_SUM
+
+uint64_t Switch::drops(std::size_t p, DropReason r) const {
+  uint64_t s = 0;
+  for (auto& w : workers_) s += w->counters.port_drops[p][static_cast<std::size_t>(r)].get();
+  return s;
+}
+
+uint64_t Switch::drops(DropReason r) const {
+  uint64_t s = 0;
+  for (std::size_t p = 0; p < ports_.size(); ++p) s += drops(p, r);
+  return s;
+}
+
+uint64_t Switch::lossless_drops() const {
+  // Every drop at a queue a lossless priority maps to, plus lossless packets refused at
+  // admission (they are charged to those queues too): the number the demo must keep at 0.
+  uint64_t n = 0;
+  const MmuConfig& mc = sb_->config();
+  for (std::size_t p = 0; p < egress_.size(); ++p)
+    for (int pr = 0; pr < 8; ++pr) {
+      if (!(mc.pfc_enable & (1u << pr))) continue;
+      const QueueCounters& c = egress_[p]->queue(mc.pfc_to_queue[pr] & 7);
+      for (std::size_t r = 1; r < kNumDropReasons; ++r)
+        if (static_cast<DropReason>(r) != DropReason::Shutdown) n += c.drops[r].get();
+    }
+  return n;
+}
+
+SwitchTotals Switch::totals() const {
+  SwitchTotals t;
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    t.received += rx_packets(p);
+    t.sent += tx_packets(p);
+    t.queued += egress_[p]->queued_packets();
+    for (std::size_t r = 0; r < kNumDropReasons; ++r) t.dropped += drops(p, static_cast<DropReason>(r));
+  }
+  for (auto* r : rings_) t.in_flight += rte_ring_count(r);
+  return t;
+}
+
+}  // namespace rs

@@ -1,0 +1,95 @@
+// The switch: ports, egress traffic managers, workers and the FIB, built from a SwitchConfig.
+// Deterministic when stepped with poll(worker, now) from one thread; run() puts each worker
+// on its own lcore for production.
+#pragma once
+#include <rte_mempool.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/core/rcu_snapshot.h"
+#include "dataplane/switch/switch_config.h"
+#include "dataplane/switch/worker.h"
+#include "dataplane/ports/port.h"
+#include "dataplane/routing/routing_policy.h"
+#include "dataplane/tm/queue/egress_port.h"
+
+struct rte_rcu_qsbr;
+
+namespace rs {
+
+struct SwitchTotals {
+  uint64_t received = 0;  // packets in, all ports
+  uint64_t sent = 0;
+  uint64_t queued = 0;     // in egress queues now
+  uint64_t in_flight = 0;  // in worker-to-worker rings now
+  uint64_t dropped = 0;    // every drop counter summed
+  bool balanced() const { return received == sent + queued + in_flight + dropped; }
+};
+
+class Switch {
+ public:
+  // Builds everything or throws std::runtime_error; nothing is left half-built.
+  Switch(const SwitchConfig& cfg, uint64_t now_ns);
+  ~Switch();
+  Switch(const Switch&) = delete;
+  Switch& operator=(const Switch&) = delete;
+
+  void poll(uint16_t worker, uint64_t now_ns) { workers_[worker]->poll(now_ns); }
+  void poll_all(uint64_t now_ns) {
+    for (auto& w : workers_) w->poll(now_ns);
+  }
+  // After the workers stopped: drain the handoff rings into the queues, then count whatever is
+  // still queued as dropped (reason shutdown_flush) so the books balance.
+  void shutdown(uint64_t now_ns);
+
+  // RCU: publish a new FIB with one pointer store; the old one is freed by reclaim() once every
+  // worker has passed a quiescent state.
+  void publish_fib(std::unique_ptr<Fib> fib) { fib_.publish(std::move(fib)); }
+  void reclaim() { fib_.reclaim(); }
+
+  // Per-packet trace (core/trace.h): every worker traces the next `first` packets it
+  // receives, then 1 in `every`. Before the workers start, or while they are stopped.
+  void set_trace(uint32_t first, uint32_t every);
+  // What the workers traced, as text (Pipeline::format_trace), worker by worker.
+  std::string trace_text() const;
+
+  SwitchTotals totals() const;
+  // Drops of lossless-class packets (queues a pfc_enable priority maps to), shutdown aside.
+  uint64_t lossless_drops() const;
+
+  uint16_t num_workers() const { return static_cast<uint16_t>(workers_.size()); }
+  std::size_t num_ports() const { return ports_.size(); }
+  Port& port(std::size_t i) { return *ports_[i]; }
+  const Port& port(std::size_t i) const { return *ports_[i]; }
+  const EgressPort& egress(std::size_t i) const { return *egress_[i]; }
+  const SharedBuffer& buffer() const { return *sb_; }
+  const Worker& worker(uint16_t w) const { return *workers_[w]; }
+  const Pipeline& pipeline(uint16_t worker) const { return workers_[worker]->pipeline; }
+  const Fib& fib() const { return *fib_.load(); }
+  rte_mempool* pool() const { return pool_; }
+  const SwitchConfig& config() const { return cfg_; }
+  uint64_t rx_packets(std::size_t port) const;
+  uint64_t tx_packets(std::size_t port) const;
+  uint64_t tx_bytes(std::size_t port) const;
+  uint64_t rx_bytes(std::size_t port) const;
+  uint64_t drops(std::size_t port, DropReason r) const;
+  uint64_t drops(DropReason r) const;
+
+ private:
+  SwitchConfig cfg_;
+  rte_mempool* pool_ = nullptr;
+  std::unique_ptr<SharedBuffer> sb_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  std::vector<std::unique_ptr<EgressPort>> egress_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<rte_ring*> rings_;
+  rte_ether_addr port_mac_[kMaxPorts]{};
+  uint8_t port_owner_[kMaxPorts]{};
+  PortLoad load_;
+  rte_rcu_qsbr* qsbr_ = nullptr;
+  RcuSnapshot<Fib> fib_;
+};
+
+}  // namespace rs

@@ -1,0 +1,70 @@
+// The whole switch as plain data, already validated and with names resolved to indices. The
+// YAML loader in control/ produces it; tests build it directly.
+#pragma once
+#include <rte_ether.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/emu/emulated_host.h"
+#include "dataplane/tm/buffer/mmu_config.h"
+#include "dataplane/tm/queue/queue_config.h"
+#include "dataplane/tables/fib.h"
+#include "dataplane/tables/qos_maps.h"
+
+namespace rs {
+
+enum class PortKind : uint8_t { Ethdev, EmulatedHost };
+
+struct PortSpec {
+  std::string name;
+  PortKind kind = PortKind::EmulatedHost;
+  std::string devargs;
+  rte_ether_addr mac{};
+  EgressConfig egress;  // egress.speed_gbps is the port's link rate
+  HostSpec host;        // for emulated hosts
+  PortLosslessConfig lossless;  // PGs, headroom, WRED/ECN per queue, PFC quanta
+  int worker = -1;      // -1: spread round robin
+};
+
+struct GroupMemberSpec {
+  uint16_t port = 0;
+  rte_ether_addr mac{};
+  uint32_t weight = 1;
+};
+
+struct GroupSpec {
+  std::string name;
+  std::string policy = "ecmp_hash";
+  uint32_t table_size = 64;
+  std::vector<GroupMemberSpec> members;
+};
+
+struct SwitchConfig {
+  std::string source = "<embedded>";
+  uint16_t workers = 1;
+  uint32_t seed = 1;
+  uint32_t mbufs = 16384;
+  std::string pipeline_text;    // YAML; empty means the built-in l3_roce pipeline
+  std::string pipeline_source;
+  QosMaps qos = QosMaps::sonic_default();
+  MmuConfig mmu;                // shared buffer, pfc_enable, PFC watchdog
+  std::vector<PortSpec> ports;
+  std::vector<GroupSpec> groups;
+  std::vector<RouteSpec> routes;  // RouteSpec::group indexes `groups`
+  double duration_s = 0;          // demo runs set one; 0 = until signalled
+};
+
+// The first port pinned to a worker the switch does not have: its index, or -1. The loader,
+// --workers and a core list can each change the count; all three ask this.
+inline int port_on_missing_worker(const SwitchConfig& cfg) {
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i)
+    if (cfg.ports[i].worker >= cfg.workers) return static_cast<int>(i);
+  return -1;
+}
+
+// Builds the FIB (next hops, groups with their redirection tables, routes). Throws on error.
+std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg);
+
+}  // namespace rs

@@ -1,0 +1,89 @@
+#include "dataplane/switch/worker.h"
+
+#include <rte_rcu_qsbr.h>
+
+#include "dataplane/ports/port.h"
+#include "dataplane/tm/queue/egress_port.h"
+
+namespace rs {
+
+Worker::Worker(uint16_t id_, const PipelineSpec& spec, const StageEnv& env, uint32_t seed)
+    : id(id_), pipeline(spec, env) {
+  for (auto& p : RoutingPolicyRegistry::all()) policies.push_back(p.make(seed + id_));
+  for (auto& p : policies) policy_ptrs.push_back(p.get());
+  ctx.worker = id;
+  ctx.counters = &counters;
+  ctx.policies = policy_ptrs.data();
+  ctx.egress = egress_by_port;
+  ctx.handoff = handoff_;
+  ctx.tracer = &tracer;
+  ctx.rng = FastRng(seed * 7919u + id_ + 1);
+}
+
+void Worker::flush_handoff() {
+  // Only the workers there are (inbox holds a ring from each other one): each idle handoff
+  // burst checked is a cache line read per rx burst.
+  const auto workers = static_cast<uint16_t>(inbox.size() + 1);
+  for (uint16_t w = 0; w < workers; ++w) {
+    Burst& b = handoff_[w];
+    if (b.empty()) continue;
+    const unsigned done = rte_ring_sp_enqueue_burst(outbox[w], reinterpret_cast<void* const*>(b.pkts), b.n, nullptr);
+    for (unsigned i = done; i < b.n; ++i) {
+      PacketMeta& pm = meta(b.pkts[i]);
+      if (pm.flags & meta_flag::kPgCharged)  // charged by the enqueue step on this worker: give it back
+        ctx.sb->usage(id).pg[pm.in_port][ctx.sb->pg_of(pm)].sub(ctx.sb->charge(b.pkts[i]->pkt_len));
+      ctx.drop(b.pkts[i], DropReason::HandoffFull, pm.out_port);
+    }
+    b.clear();
+  }
+}
+
+void Worker::poll(uint64_t now_ns) {
+  ctx.now_ns = now_ns;
+  // One snapshot per loop: every stage of every burst in this loop sees the same tables.
+  ctx.fib = fib->load();
+  counters.loops.inc();
+  Burst b;
+  for (Port* port : rx_ports) {
+    // A busy port gets a few bursts per loop (as l3fwd drains its rx ring), so each egress
+    // transmit below sends more than a handful of packets per call.
+    for (int k = 0; k < kRxBurstsPerPoll; ++k) {
+      const uint16_t n = port->rx_burst(b.pkts, kBurst, now_ns);
+      if (n == 0) break;
+      b.n = n;
+      counters.rx_bursts.inc();
+      uint64_t bytes = 0;
+#pragma GCC unroll 4
+      for (uint16_t i = 0; i < n; ++i) bytes += b.pkts[i]->pkt_len;
+      counters.port_rx_pkts[port->id].add(n);
+      counters.port_rx_bytes[port->id].add(bytes);
+      ctx.rx_port = port->id;
+      pipeline.run(b, ctx);  // consumes b
+      flush_handoff();
+      if (n < kBurst) break;
+    }
+  }
+  for (rte_ring* r : inbox) {
+    rte_mbuf* pkts[kBurst];
+    const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+    for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
+  }
+  // A port sends a burst per call; one that sent a whole burst may have more that its link
+  // allows. It gets as many bursts as could have come in this loop, so that a port fed by
+  // several rx bursts (say one input and one output port) keeps up instead of tail-dropping
+  // what one burst a loop cannot carry.
+  const int tx_bursts = kRxBurstsPerPoll * static_cast<int>(rx_ports.size() + inbox.size());
+  for (EgressPort* e : tx_ports)
+    for (int k = 0; k < tx_bursts && e->transmit(ctx) == kBurst; ++k) {
+    }
+  // Housekeeping on the worker's own loop but off the per-packet path: the PFC watchdog
+  // looks at its queues once per poll interval.
+  if (wd_poll_ns && now_ns >= next_wd_ns_) [[unlikely]] {
+    for (EgressPort* e : tx_ports) e->watchdog_tick(ctx);
+    next_wd_ns_ = next_wd_ns_ == 0 ? now_ns + wd_poll_ns : next_wd_ns_ + wd_poll_ns;
+    if (next_wd_ns_ <= now_ns) next_wd_ns_ = now_ns + wd_poll_ns;  // fell behind: no burst of ticks
+  }
+  if (qsbr) rte_rcu_qsbr_quiescent(qsbr, id);
+}
+
+}  // namespace rs

@@ -1,0 +1,54 @@
+// One poll-mode worker: receive bursts from its ports, walk the pipeline, drain packets other
+// workers handed over, run the egress schedulers it owns, report RCU quiescence.
+#pragma once
+#include <rte_ring.h>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "dataplane/core/pipeline.h"
+#include "dataplane/core/rcu_snapshot.h"
+#include "dataplane/core/trace.h"
+#include "dataplane/core/worker_context.h"
+#include "dataplane/routing/routing_policy.h"
+
+struct rte_rcu_qsbr;
+
+namespace rs {
+
+class Port;
+class EgressPort;
+
+class Worker {
+ public:
+  static constexpr int kRxBurstsPerPoll = 6;
+
+  Worker(uint16_t id, const PipelineSpec& spec, const StageEnv& env, uint32_t seed);
+
+  void poll(uint64_t now_ns);
+
+  // Wiring, done once by the Switch before the first poll.
+  uint16_t id;
+  std::vector<Port*> rx_ports;
+  std::vector<EgressPort*> tx_ports;
+  std::vector<rte_ring*> inbox;               // rings from every other worker
+  rte_ring* outbox[kMaxWorkers] = {};         // rings to every other worker
+  EgressPort* egress_by_port[kMaxPorts] = {};
+  const RcuSnapshot<Fib>* fib = nullptr;
+  uint64_t wd_poll_ns = 0;  // PFC watchdog interval; 0 = off
+  rte_rcu_qsbr* qsbr = nullptr;
+  WorkerCounters counters;
+  Tracer tracer;  // configured by the control side between runs (Switch::set_trace)
+  WorkerContext ctx;
+  Pipeline pipeline;
+  std::vector<std::unique_ptr<RoutingPolicy>> policies;
+  std::vector<RoutingPolicy*> policy_ptrs;
+
+ private:
+  void flush_handoff();
+  Burst handoff_[kMaxWorkers];
+  uint64_t next_wd_ns_ = 0;
+};
+
+}  // namespace rs
