@@ -121,11 +121,11 @@ good_check() {
 check "--check-config on a good config exits 0 and starts nothing" good_check
 demo_check() {
   local out rc
-  set +e; out="$("$ROCESWITCH" -- --config "$REPO_ROOT/pipelines/demo_incast.yaml" --check-config 2>&1)"; rc=$?; set -e
+  set +e; out="$("$ROCESWITCH" -- --config "$REPO_ROOT/configs/demo_incast.yaml" --check-config 2>&1)"; rc=$?; set -e
   echo "      -> $out"
   [ $rc -eq 0 ]
 }
-check "--check-config on pipelines/demo_incast.yaml exits 0" demo_check
+check "--check-config on configs/demo_incast.yaml exits 0" demo_check
 
 # --check-config is a promise: a file it accepts must also start. A default route (0.0.0.0/0)
 # is the classic edge case (rte_lpm takes depths 1..32 only). Either answer is fine - reject it

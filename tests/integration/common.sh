@@ -4,9 +4,10 @@
 # The sourcing script sets `set -euo pipefail` and ROCESWITCH before sourcing.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PY=/usr/bin/python3             # Debian's python: it has scapy, which tools/roce_pcap.py needs
-# shellcheck disable=SC2034  # used by the scripts that source this file
-ROCE_PCAP="$REPO_ROOT/tools/roce_pcap.py"
+PY=/usr/bin/python3             # Debian's python: it has scapy, which the oracle needs
+# The test oracle (tests/oracle/): generates and checks pcaps, and holds the pcap helpers
+# (count, empty, split, merge, ecmp). Independent of the switch's code.
+ROCE_PCAP="$REPO_ROOT/tests/oracle/roce_pcap.py"
 TEST_NAME="$(basename "$0" .sh)"
 FAILURES=0
 CHECKS=0
@@ -39,7 +40,7 @@ require_binary() {
   [ -x "$ROCESWITCH" ] || die "roceswitch binary '$ROCESWITCH' is not executable"
 }
 
-# The pcap tests need Debian's python with scapy (tools/roce_pcap.py) and tshark (third opinion).
+# The pcap tests need Debian's python with scapy (tests/oracle/) and tshark (third opinion).
 require_pcap_tools() {
   "$PY" -c 'import scapy' 2>/dev/null || { log "SKIP: $PY has no scapy (apt install python3-scapy)"; exit 77; }
   command -v tshark >/dev/null || { log "SKIP: tshark not installed (apt install tshark)"; exit 77; }
@@ -69,26 +70,14 @@ sys.exit(0 if ok else 1)
 EOF
 }
 
-# pcap_count FILE: number of records in a classic pcap (byte-level: independent of the switch).
+# pcap_count FILE: number of frames in a pcap (read by the oracle: independent of the switch).
 pcap_count() {
-  "$PY" - "$1" <<'EOF'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-if len(data) < 24:
-    print(0); sys.exit(0)
-endian = '<' if data[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
-off, n = 24, 0
-while off + 16 <= len(data):
-    incl = struct.unpack(endian + 'IIII', data[off:off + 16])[2]
-    off += 16 + incl
-    n += 1
-print(n)
-EOF
+  "$PY" "$ROCE_PCAP" count "$1"
 }
 
 # empty_pcap FILE: a valid pcap with no packets (an rx side that never delivers anything).
 empty_pcap() {
-  "$PY" -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<IHHiIII",0xa1b2c3d4,2,4,0,0,65535,1))' "$1"
+  "$PY" "$ROCE_PCAP" empty "$1"
 }
 
 # eq NAME GOT WANT: numeric equality with a message.

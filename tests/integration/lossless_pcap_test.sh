@@ -5,7 +5,7 @@
 # the PG's XOFF threshold, XON (time 0) once the PG drained under XON — which tshark decodes as
 # MAC control PFC with the right class-enable vector and times; (b) mark CE on some RoCE packets
 # it forwards on p1, which tshark decodes as InfiniBand over UDP with ECN = CE, and whose ICRC
-# scapy's contrib/roce (tools/roce_pcap.py) still finds valid; (c) drop nothing lossless.
+# scapy's contrib/roce (tests/oracle/roce_pcap.py) still finds valid; (c) drop nothing lossless.
 set -euo pipefail
 ROCESWITCH="${1:-}"
 # shellcheck source=common.sh

@@ -2,8 +2,8 @@
 # Real packets through real DPDK ports: a pcap of RoCEv2/IPv4, RoCEv2/IPv6 and plain UDP enters
 # port p0 (net_pcap), and the switch must route every frame to the port its route names, rewrite
 # the MACs, decrement the TTL, keep the IPv4 checksum and the RoCE ICRC valid, and spread an
-# 8-way ECMP group by flow. The outputs are judged by tools/roce_pcap.py (an independent
-# scapy/byte-level decoder) plus tshark, not by anything in the switch.
+# 8-way ECMP group by flow. The outputs are judged by the test oracle tests/oracle/roce_pcap.py
+# (its own byte-level checks, scapy as a second opinion) plus tshark, not by anything in the switch.
 set -euo pipefail
 ROCESWITCH="${1:-}"
 # shellcheck source=common.sh
@@ -24,10 +24,10 @@ log "generating $TOTAL frames ($IN_COUNT RoCEv2/IPv4, $IN6_COUNT RoCEv2/IPv6, $U
 empty_pcap "$T/empty.pcap"
 
 # Expected per-destination counts, read from the input itself (byte-level), not assumed.
-"$PY" "$(dirname "$0")/pcap_util.py" split "$T/in.pcap" 10.0.2.0/24 "$T/in_d2.pcap" "$T/rest.pcap" >/dev/null
-"$PY" "$(dirname "$0")/pcap_util.py" split "$T/in.pcap" 10.0.3.0/24 "$T/in_d3.pcap" "$T/rest.pcap" >/dev/null
-"$PY" "$(dirname "$0")/pcap_util.py" split "$T/in.pcap" 10.0.4.0/24 "$T/in_d4.pcap" "$T/rest.pcap" >/dev/null
-"$PY" "$(dirname "$0")/pcap_util.py" split "$T/in.pcap" 10.0.5.0/24 "$T/in_d5.pcap" "$T/rest.pcap" >/dev/null
+"$PY" "$ROCE_PCAP" split "$T/in.pcap" 10.0.2.0/24 "$T/in_d2.pcap" "$T/rest.pcap" >/dev/null
+"$PY" "$ROCE_PCAP" split "$T/in.pcap" 10.0.3.0/24 "$T/in_d3.pcap" "$T/rest.pcap" >/dev/null
+"$PY" "$ROCE_PCAP" split "$T/in.pcap" 10.0.4.0/24 "$T/in_d4.pcap" "$T/rest.pcap" >/dev/null
+"$PY" "$ROCE_PCAP" split "$T/in.pcap" 10.0.5.0/24 "$T/in_d5.pcap" "$T/rest.pcap" >/dev/null
 N2=$(pcap_count "$T/in_d2.pcap"); N3=$(pcap_count "$T/in_d3.pcap")
 N4=$(pcap_count "$T/in_d4.pcap"); N5=$(pcap_count "$T/in_d5.pcap")
 [ $((N2 + N3 + N4 + N5 + IN6_COUNT)) -eq $TOTAL ] || die "input split does not add up: $N2+$N3+$N4+$N5+$IN6_COUNT != $TOTAL"
@@ -74,7 +74,7 @@ log "output frames: p0 $O0, p1 $O1, p2 $O2, p3 $O3"
 # Non-ECMP traffic per port must be exactly what the routes say; ECMP frames are split out and
 # judged separately because their destination MAC depends on the member the hash picked.
 for n in 1 2 3; do
-  "$PY" "$(dirname "$0")/pcap_util.py" split "$T/out$n.pcap" 10.0.5.0/24 "$T/ecmp$n.pcap" "$T/direct$n.pcap" >/dev/null
+  "$PY" "$ROCE_PCAP" split "$T/out$n.pcap" 10.0.5.0/24 "$T/ecmp$n.pcap" "$T/direct$n.pcap" >/dev/null
 done
 D1=$(pcap_count "$T/direct1.pcap"); D2=$(pcap_count "$T/direct2.pcap"); D3=$(pcap_count "$T/direct3.pcap")
 E1=$(pcap_count "$T/ecmp1.pcap"); E2=$(pcap_count "$T/ecmp2.pcap"); E3=$(pcap_count "$T/ecmp3.pcap")
@@ -103,7 +103,7 @@ check "roce_pcap check p1 (ECMP frames)" roce_check "$T/ecmp1.pcap" $P1_MAC "$E1
 check "roce_pcap check p2 (ECMP frames)" roce_check "$T/ecmp2.pcap" $P2_MAC "$E2"
 check "roce_pcap check p3 (ECMP frames)" roce_check "$T/ecmp3.pcap" $P3_MAC "$E3"
 # All outputs together against the input: a frame duplicated onto two ports would show here.
-"$PY" "$(dirname "$0")/pcap_util.py" merge "$T/all.pcap" "$T/out1.pcap" "$T/out2.pcap" "$T/out3.pcap" >/dev/null
+"$PY" "$ROCE_PCAP" merge "$T/all.pcap" "$T/out1.pcap" "$T/out2.pcap" "$T/out3.pcap" >/dev/null
 all_check() {
   "$PY" "$ROCE_PCAP" check --in "$T/in.pcap" --out "$T/all.pcap" --ttl-dec 1 --expect-count "$TOTAL" \
     --no-scapy >"$T/check.log" 2>&1 || { sed 's/^/    | /' "$T/check.log"; return 1; }
@@ -112,7 +112,7 @@ check "all outputs together: each input frame exactly once, none duplicated" all
 
 # ECMP: every flow sticks to one member, members are real group members on the right port, and
 # the 16+ flows are spread over more than one member.
-"$PY" "$(dirname "$0")/pcap_util.py" ecmp 10.0.5.0/24 p1="$T/out1.pcap" p2="$T/out2.pcap" p3="$T/out3.pcap" >"$T/ecmp.json"
+"$PY" "$ROCE_PCAP" ecmp 10.0.5.0/24 p1="$T/out1.pcap" p2="$T/out2.pcap" p3="$T/out3.pcap" >"$T/ecmp.json"
 log "ECMP: $(cat "$T/ecmp.json")"
 check "ECMP: no flow is split over two members (per-flow hashing)" json_true "$T/ecmp.json" "j['split_flows'] == {}"
 check "ECMP: each used (port, MAC) is a configured member" json_true "$T/ecmp.json" \
