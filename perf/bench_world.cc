@@ -5,13 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
-#include "dataplane/policies/routing/routing_policy.h"
-#include "dataplane/stages/classify/qos_classify.h"
-#include "dataplane/stages/egress/egress_rewrite.h"
-#include "dataplane/stages/parse/parser.h"
-#include "dataplane/stages/route/ipv4_lpm.h"
-#include "dataplane/stages/route/nexthop_group.h"
+#include "dataplane/routing/routing_policy.h"
+#include "dataplane/stages/ip_route.h"
+#include "dataplane/stages/l3_input.h"
 #include "tests/support/eal_env.h"
 
 namespace rs::bench {
@@ -27,26 +25,53 @@ std::string host_in_route(uint32_t r, uint32_t host) { return fmt::format("10.{}
 
 std::unique_ptr<World> g_world;
 
+// Ports 0..8 at 400 Gb/s, all this worker's; queue limits far above what a batch can queue:
+// the benchmarks measure work, not tail drops.
+test::RigConfig rig_config() {
+  test::RigConfig c;
+  c.ports = 1 + kOutPorts;
+  c.egress.speed_gbps = 400;
+  for (auto& l : c.egress.limits) {
+    l.packets = 1 << 16;
+    l.bytes = uint64_t{1} << 30;
+  }
+  return c;
+}
+
+// Runs one packet through `stage`; dies unless it takes `edge`.
+void step(Stage& stage, rte_mbuf* m, WorkerContext& ctx, uint8_t edge, uint32_t t) {
+  Burst b;
+  b.push(m);
+  uint8_t next[1] = {kNextDrop};
+  const uint8_t whole = stage.process(b, next, ctx);
+  const uint8_t took = whole == kNextMixed ? next[0] : whole;
+  if (took != edge)
+    die(fmt::format("template {} took edge {} of stage {}, not {} ({})", t, static_cast<int>(took), stage.name(),
+                    static_cast<int>(edge), drop_reason_name(meta(m).drop_reason)));
+}
+
 }  // namespace
 
-World::World() {
+World::World() : rig(rig_config()) {
   // RoCE data on DSCP 26 goes to the lossless TC3, as in the demo configuration.
   qos = QosMaps::sonic_default();
   qos.dscp_to_tc[26] = 3;
   env.qos = &qos;
   env.hash_seed = 7;
 
-  Fib& fib = *tw.fib;
+  Fib& fib = *rig.fib;
   const int ecmp = RoutingPolicyRegistry::find("ecmp_hash");
   if (ecmp < 0) die("routing policy ecmp_hash is not registered");
   for (uint32_t g = 0; g < kGroups; ++g) {
     NextHopGroup grp;
     grp.name = fmt::format("g{}", g);
     grp.policy = static_cast<uint16_t>(ecmp);
+    grp.inline_member = RoutingPolicyRegistry::all()[static_cast<std::size_t>(ecmp)].table_by_flow_hash;
     for (uint16_t p = 1; p <= kOutPorts; ++p)
       grp.members.push_back(fib.add_nexthop({p, rte_ether_addr{{0x02, 0xAA, 0, 0, static_cast<uint8_t>(g), static_cast<uint8_t>(p)}}}));
     fib.add_group(std::move(grp));
   }
+  if (!fib.group(0).inline_member) die("ecmp_hash groups should have their member chosen in ipv4_route");
   for (uint32_t r = 0; r < kRoutes; ++r) {
     RouteSpec rs;
     rs.addr[0] = 10;
@@ -56,38 +81,20 @@ World::World() {
     rs.group = r % kGroups;
     fib.add_route(rs);
   }
-
-  // Queue limits far above what a batch can queue: the benchmarks measure work, not tail drops.
-  EgressConfig ec;
-  ec.speed_gbps = 400;
-  for (auto& l : ec.limits) {
-    l.packets = 1 << 16;
-    l.bytes = uint64_t{1} << 30;
-  }
-  for (uint16_t p = 0; p <= kOutPorts; ++p) {
-    null_ports[p].id = p;
-    null_ports[p].speed_gbps = ec.speed_gbps;
-    egress.push_back(std::make_unique<EgressPort>(p, &null_ports[p], ec, 0));
-    egress.back()->set_load_view(&tw.load);  // as the Switch does, so publish_depth costs the same
-    egress_by_port[p] = egress.back().get();
-  }
-  tw.ctx.egress = egress_by_port;
-  tw.ctx.fib = tw.fib.get();
+  rig.ctx.fib = rig.fib.get();
+  for (uint16_t p = 0; p <= kOutPorts; ++p) rig.port(p).record = false;  // net_null: free and count
 
   // Templates: run the real stages once per packet and keep the metadata each stage sees.
-  Parser parser(env);
-  QosClassify classify(env);
-  Ipv4Lpm lpm(env);
-  NexthopGroup nhg(env);
-  EgressRewrite rewrite(env);
-  Stage* chain[] = {&parser, &classify, &lpm, &nhg, &rewrite};
+  L3Input input(env);
+  Ipv4Route route(env);
+  Ipv4RouteGeneral route_general(env);
   rte_mbuf* m = rte_pktmbuf_alloc(test::test_pool());
   if (!m) die("mbuf pool empty");
   templates.resize(kTemplates);
   for (uint32_t t = 0; t < kTemplates; ++t) {
-    const uint32_t route = (t * 7919u) % kRoutes;
+    const uint32_t route_no = (t * 7919u) % kRoutes;
     const auto spec = test::Eth{.dst = "02:52:53:00:00:00", .src = "02:00:00:00:aa:01"} /
-                      test::Ipv4{.src = "10.200.0.2", .dst = host_in_route(route, 2 + t % 250), .dscp = 26, .ecn = 2} /
+                      test::Ipv4{.src = "10.200.0.2", .dst = host_in_route(route_no, 2 + t % 250), .dscp = 26, .ecn = 2} /
                       test::Udp{.sport = static_cast<uint16_t>(0xC000 | ((t * 2654435761u) >> 18))} /
                       test::Bth{.dest_qp = 0x100 + t, .psn = t};
     const auto bytes = spec.bytes();
@@ -99,16 +106,16 @@ World::World() {
     m->pkt_len = kFrameLen;
     meta(m) = PacketMeta{};
     meta(m).in_port = kInPort;
-    for (int s = 0; s < kNumStages; ++s) {
-      tp.meta_before[s] = meta(m);
-      if (s == kTmEnqueue) break;
-      Burst b;
-      b.push(m);
-      uint8_t next = kNextDrop;
-      chain[s]->process(b, &next, tw.ctx);
-      if (next == kNextDrop || next == kNextConsumed)
-        die(fmt::format("template {} did not pass stage {} ({})", t, chain[s]->name(), static_cast<int>(meta(m).drop_reason)));
-    }
+    tp.meta_before[kL3Input] = meta(m);
+    step(input, m, rig.ctx, L3Input::Ipv4, t);
+    tp.meta_before[kIpv4Route] = meta(m);
+    // The general route stage leaves the member to nexthop_select; its output is that
+    // stage's input. Neither route stage touches the frame, only the metadata.
+    step(route_general, m, rig.ctx, Ipv4RouteGeneral::Select, t);
+    tp.meta_before[kNexthopSelect] = meta(m);
+    meta(m) = tp.meta_before[kIpv4Route];
+    step(route, m, rig.ctx, Ipv4Route::Rewrite, t);
+    tp.meta_before[kRewriteEnqueue] = meta(m);
   }
   rte_pktmbuf_free(m);
 }
@@ -137,12 +144,18 @@ void alloc_restore(rte_mbuf** pkts, uint32_t n, int stage, uint32_t* cursor) {
   restore(pkts, n, stage, cursor);
 }
 
+uint64_t World::sent() const {
+  uint64_t n = 0;
+  for (const auto& p : rig.ports) n += p->packets;
+  return n;
+}
+
 void drain_egress(WorkerContext& ctx) {
   World& w = world();
   for (;;) {
     uint64_t left = 0;
     ctx.now_ns += 1'000'000;  // a millisecond of credit at 400 Gb/s is far more than a batch
-    for (auto& e : w.egress) {
+    for (auto& e : w.rig.egress_ports) {
       e->transmit(ctx);
       left += e->queued_packets();
     }

@@ -10,14 +10,12 @@
 #include <array>
 #include <cstdint>
 #include <ctime>
-#include <memory>
 #include <vector>
 
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/io/port.h"
-#include "dataplane/queues/egress_port.h"
 #include "dataplane/tables/qos_maps.h"
-#include "tests/support/stage_harness.h"
+#include "dataplane/tm/queue/egress_port.h"
+#include "tests/support/worker_rig.h"
 
 namespace rs::bench {
 
@@ -34,37 +32,27 @@ inline constexpr uint32_t kBurstsPerBatch = 32;  // one timed iteration = 32 bur
 inline constexpr uint32_t kPktsPerBatch = kBurstsPerBatch * kBenchBurst;
 
 // Where a stage sits in l3_roce's IPv4 path; a template stores the metadata a packet carries
-// when it reaches each of them.
-enum StageIndex : int { kParser, kQosClassify, kIpv4Lpm, kNexthopGroup, kEgressRewrite, kTmEnqueue, kNumStages };
+// when it reaches each of them. nexthop_select's is what ipv4_route_general leaves (the group
+// found, no member chosen): in l3_roce the ECMP member is chosen inside ipv4_route.
+enum StageIndex : int { kL3Input, kIpv4Route, kNexthopSelect, kRewriteEnqueue, kNumStages };
 
 struct Template {
   std::array<uint8_t, kFrameLen> bytes;
   PacketMeta meta_before[kNumStages];
 };
 
-// Port that drops what it is given, as net_null's tx does: frees the mbufs and counts them.
-class NullPort final : public Port {
- public:
-  uint16_t rx_burst(rte_mbuf**, uint16_t, uint64_t) override { return 0; }
-  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t) override {
-    rte_pktmbuf_free_bulk(pkts, n);
-    sent += n;
-    return n;
-  }
-  const char* kind() const override { return "null"; }
-  uint64_t sent = 0;
-};
-
+// One worker's wiring (tests/support/worker_rig.h): the FIB, and an egress port for every
+// port over a FakePort that frees and counts what it is given, as net_null's tx does.
 struct World {
   World();
-  test::TestWorld tw{1 + kOutPorts};
+  test::WorkerRig rig;
   QosMaps qos;
   StageEnv env;
   std::vector<Template> templates;
-  NullPort null_ports[1 + kOutPorts];
-  std::vector<std::unique_ptr<EgressPort>> egress;  // indexed by port id
-  EgressPort* egress_by_port[kMaxPorts] = {};
-  WorkerContext& ctx() { return tw.ctx; }
+  WorkerContext& ctx() { return rig.ctx; }
+  EgressPort* egress(uint16_t p) { return rig.egress_by_port[p]; }
+  // Packets the ports have taken so far (all of them, the ingress port included).
+  uint64_t sent() const;
 };
 
 // Built on first use, after the EAL is up (rte_lpm and the mempool need it).

@@ -6,7 +6,8 @@
 
 #include <string>
 
-#include "dataplane/core/switch_config.h"
+#include "dataplane/switch/switch_config.h"
+#include "tests/support/constants.h"
 
 namespace rs::test {
 
@@ -42,7 +43,7 @@ inline PortSpec& add_host_port(SwitchConfig& cfg, double gbps, QueueLimits limit
 
 // A RoCE flow from host `from` to host `to`.
 inline HostFlowSpec& add_host_flow(SwitchConfig& cfg, uint8_t from, uint8_t to, double gbps, uint32_t qp,
-                                   uint32_t payload, uint8_t dscp = 26) {
+                                   uint32_t payload, uint8_t dscp = kRoceDscp) {
   HostFlowSpec f;
   f.dst_ip = host_ip(to);
   f.rate_gbps = gbps;

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "dataplane/core/icrc.h"
+#include "dataplane/proto/icrc.h"
 #include "dataplane/core/packet_meta.h"
 
 namespace rs::test {

@@ -4,7 +4,6 @@
 
 #include <stdexcept>
 
-#include "dataplane/stages/egress/egress_rewrite.h"
 
 namespace rs::test {
 
@@ -17,7 +16,6 @@ rte_ether_addr mac(const std::string& s) {
 TestWorld::TestWorld(uint16_t ports) {
   for (uint16_t p = 0; p < kMaxPorts; ++p) {
     port_mac[p] = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)}};
-    port_src_ipv4[p] = port_src_ipv4_word(port_mac[p]);
   }
   for (auto& e : RoutingPolicyRegistry::all()) policies.push_back(e.make(1));
   for (auto& p : policies) policy_ptrs.push_back(p.get());
@@ -26,7 +24,6 @@ TestWorld::TestWorld(uint16_t ports) {
   ctx.load = &load;
   ctx.policies = policy_ptrs.data();
   ctx.port_mac = port_mac;
-  ctx.port_src_ipv4 = port_src_ipv4;
   ctx.port_owner = port_owner;
   ctx.num_ports = ports;
   ctx.fib = fib.get();
@@ -43,6 +40,7 @@ uint32_t TestWorld::route_group(const std::string& prefix, const std::vector<std
   const int pol = RoutingPolicyRegistry::find(policy);
   if (pol < 0) throw std::invalid_argument("unknown policy " + policy);
   g.policy = static_cast<uint16_t>(pol);
+  g.inline_member = RoutingPolicyRegistry::all()[static_cast<std::size_t>(pol)].table_by_flow_hash;
   for (auto& [port, m] : members) g.members.push_back(fib->add_nexthop({port, mac(m)}));
   g.table = Fib::build_table(g.members, table_size);
   const uint32_t gid = fib->add_group(std::move(g));

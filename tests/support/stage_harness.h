@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dataplane/core/stage.h"
-#include "dataplane/policies/routing/routing_policy.h"
+#include "dataplane/routing/routing_policy.h"
 #include "dataplane/tables/fib.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/packet_builder.h"
@@ -29,7 +29,6 @@ class TestWorld {
 
   std::unique_ptr<Fib> fib = std::make_unique<Fib>();
   rte_ether_addr port_mac[kMaxPorts]{};
-  uint64_t port_src_ipv4[kMaxPorts]{};
   uint8_t port_owner[kMaxPorts]{};
   WorkerCounters counters;
   PortLoad load;
@@ -72,9 +71,12 @@ class StageHarness {
       Burst b;
       for (std::size_t i = at; i < pkts.size() && b.n < kBurst; ++i) b.push(pkts[i]);
       uint8_t next[kBurst];
-      stage.process(b, next, world_->ctx);
-      for (uint16_t i = 0; i < b.n; ++i)
-        if (next[i] != kNextConsumed) out.edge[next[i]].push_back(b.pkts[i]);
+      const uint8_t whole = stage.process(b, next, world_->ctx);
+      // As the pipeline reads it: one edge for the whole burst, or each packet's own in next[].
+      for (uint16_t i = 0; i < b.n; ++i) {
+        const uint8_t e = whole == kNextMixed ? next[i] : whole;
+        if (e != kNextConsumed) out.edge[e].push_back(b.pkts[i]);
+      }
     }
     return out;
   }

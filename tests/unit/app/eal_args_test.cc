@@ -1,5 +1,5 @@
 // The EAL argument plan: what roceswitch adds on its own, and what it leaves to the user.
-#include "dataplane/app/eal_args.h"
+#include "app/eal_args.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "pipelines_embedded.h"
+#include "configs_embedded.h"
 
 namespace rs {
 namespace {

@@ -1,7 +1,7 @@
 // RoCEv2 ICRC: fixed known-answer vectors (computed outside this code base), and the
 // invariance that lets a switch rewrite TTL, DSCP/ECN and checksums without recomputing it,
 // while any change to what the ICRC protects breaks it.
-#include "dataplane/core/icrc.h"
+#include "dataplane/proto/icrc.h"
 
 #include <gtest/gtest.h>
 

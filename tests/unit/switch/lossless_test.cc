@@ -7,35 +7,27 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <rte_byteorder.h>
-#include <rte_eth_ring.h>
-#include <rte_ethdev.h>
 #include <rte_ip.h>
-#include <rte_ring.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
-#include "dataplane/core/switch.h"
-#include "dataplane/io/emulated_host.h"
-#include "dataplane/pfc/pfc_frame.h"
+#include "app/stats_json.h"
+#include "dataplane/emu/emulated_host.h"
+#include "dataplane/switch/switch.h"
+#include "dataplane/tm/pfc/pfc_frame.h"
+#include "tests/support/constants.h"
 #include "tests/support/eal_env.h"
+#include "tests/support/fake_port.h"
 #include "tests/support/host_net.h"
 
 namespace rs::test {
 namespace {
 
-constexpr uint64_t kUs = 1'000;
-constexpr uint64_t kMs = 1'000'000;
-constexpr uint64_t kT0 = 1'000 * kMs;
-constexpr uint32_t kPayload = 1024;
-constexpr uint32_t kFrame = 14 + 20 + 8 + 12 + kPayload + 4;  // 1082 bytes
-constexpr uint32_t kCell = 256;
-constexpr uint32_t kCells = (kFrame + kCell - 1) / kCell * kCell;  // 1280: what one packet charges
-constexpr uint8_t kLossless = 3;  // DSCP 26 -> TC 3 -> queue 3 -> PG 3
+constexpr uint8_t kLossless = kRoceQueue;  // DSCP 26 -> TC 3 -> queue 3 -> PG 3
 constexpr uint8_t kLossyDscp = 0;  // SONiC default map: TC 1, queue 1
 constexpr uint8_t kLossyQueue = 1;
 
@@ -47,14 +39,14 @@ struct Net {
   Net() {
     cfg.workers = 1;
     cfg.seed = 7;
-    cfg.qos.dscp_to_tc[26] = kLossless;
+    cfg.qos.dscp_to_tc[kRoceDscp] = kLossless;
     cfg.mmu.pfc_enable = 1u << kLossless;
   }
   uint8_t add_host(double gbps) {
     add_host_port(cfg, gbps, {.packets = 512, .bytes = 256u << 10}).lossless.pg[kLossless] = pg;
     return static_cast<uint8_t>(cfg.ports.size() - 1);
   }
-  HostFlowSpec& add_flow(uint8_t from, uint8_t to, double gbps, uint32_t qp, uint8_t dscp = 26) {
+  HostFlowSpec& add_flow(uint8_t from, uint8_t to, double gbps, uint32_t qp, uint8_t dscp = kRoceDscp) {
     return add_host_flow(cfg, from, to, gbps, qp, kPayload, dscp);
   }
   void set_pg(const PgSettings& s) {
@@ -73,7 +65,7 @@ uint64_t qdrops_all(const Switch& sw, std::size_t port, int q) {
   return s;
 }
 uint64_t stage_counter(const Switch& sw, const std::string& node, const std::string& name) {
-  const nlohmann::json j = sw.stats();  // iterate a named value, not a temporary's member
+  const nlohmann::json j = stats_json(sw);  // iterate a named value, not a temporary's member
   for (auto& st : j["stages"])
     if (st["node"] == node) return st["counters"][name].get<uint64_t>();
   return 0;
@@ -209,10 +201,10 @@ TEST(Lossless, EightToOneIncastLosesNothingOnLosslessClass) {
     if (!first_lossless_drop && sw.lossless_drops() != 0) {
       first_lossless_drop = t;
       ADD_FAILURE() << "first lossless drop at " << (t - kT0) / kUs << " us, queue 3 of h0: "
-                    << sw.stats()["ports"][0]["queues"][kLossless].dump();
+                    << stats_json(sw)["ports"][0]["queues"][kLossless].dump();
     }
   }
-  const nlohmann::json st = sw.stats();
+  const nlohmann::json st = stats_json(sw);
   EXPECT_EQ(sw.lossless_drops(), 0u);
   for (std::size_t p = 0; p < sw.num_ports(); ++p) EXPECT_EQ(qdrops_all(sw, p, kLossless), 0u) << "port " << p;
   // PFC did the work: frames sent, every sender's host paused by them.
@@ -290,69 +282,18 @@ TEST(Lossless, StalledWorkerMakesUpTimeWithoutOverrunningHeadroom) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. PFC reception through an ethdev port built on DPDK rings: the test writes frames into the
-// port's rx ring as a peer would.
-struct RingPort {
-  std::string name;
-  rte_ring* rx = nullptr;
-  rte_ring* tx = nullptr;
-  int port_id = -1;
-
-  explicit RingPort(const std::string& n) : name(n) {
-    rx = rte_ring_create((n + "_rx").c_str(), 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    tx = rte_ring_create((n + "_tx").c_str(), 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-    if (rx && tx) port_id = rte_eth_from_rings(n.c_str(), &rx, 1, &tx, 1, rte_socket_id());
-    char dev[RTE_ETH_NAME_MAX_LEN] = {};
-    // The ring PMD names the ethdev itself: the switch finds it by that name.
-    if (port_id >= 0 && rte_eth_dev_get_name_by_port(static_cast<uint16_t>(port_id), dev) == 0) devname = dev;
-  }
-  std::string devname;
-  void inject(const std::vector<uint8_t>& frame) {
-    rte_mbuf* m = rte_pktmbuf_alloc(test_pool());
-    ASSERT_NE(m, nullptr);
-    void* p = rte_pktmbuf_append(m, static_cast<uint16_t>(frame.size()));
-    ASSERT_NE(p, nullptr);
-    std::memcpy(p, frame.data(), frame.size());
-    ASSERT_EQ(rte_ring_enqueue(rx, m), 0);
-  }
-  unsigned drain_tx() {
-    void* m;
-    unsigned n = 0;
-    while (rte_ring_dequeue(tx, &m) == 0) {
-      rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
-      ++n;
-    }
-    return n;
-  }
-  ~RingPort() {
-    drain_tx();
-    if (port_id >= 0) rte_eth_dev_close(static_cast<uint16_t>(port_id));
-    void* m;
-    while (rx && rte_ring_dequeue(rx, &m) == 0) rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
-    rte_ring_free(rx);
-    rte_ring_free(tx);
-  }
-};
-
-std::vector<uint8_t> pfc_bytes(uint8_t enable, uint16_t quanta) {
-  std::vector<uint8_t> b(kMacControlFrameLen);
-  std::array<uint16_t, 8> q{};
-  for (int p = 0; p < 8; ++p)
-    if (enable & (1u << p)) q[p] = quanta;
-  encode_pfc(b.data(), rte_ether_addr{{0x02, 0, 0, 0, 0xbb, 1}}, enable, q);
-  return b;
-}
-
+// 3. PFC reception through an ethdev port built on DPDK rings (RingPeer): the test writes
+// frames into the port's rx ring as a peer would.
 TEST(Lossless, PfcFromThePeerPausesOnlyThatPriorityAndMalformedFramesChangeNothing) {
-  RingPort peer("ltest_peer0");
-  ASSERT_GE(peer.port_id, 0);
+  RingPeer peer("ltest_peer0");
+  ASSERT_GE(peer.port_id(), 0);
   Net n;
   n.add_host(10);  // h0 sends to the peer on priorities 3 (DSCP 26) and 1 (DSCP 0)
   n.cfg.mmu.pfc_enable = (1u << kLossless) | (1u << 4);
   PortSpec p;
   p.name = "peer";
   p.kind = PortKind::Ethdev;
-  p.devargs = peer.devname;
+  p.devargs = peer.devname();
   p.mac = mac_of(1, true);
   p.egress.speed_gbps = 1;
   for (auto& l : p.egress.limits) l = {.packets = 512, .bytes = 256u << 10};
@@ -382,13 +323,13 @@ TEST(Lossless, PfcFromThePeerPausesOnlyThatPriorityAndMalformedFramesChangeNothi
   ASSERT_GT(sw.egress(1).queue(kLossless).deq_packets.get(), 0u);
 
   // Malformed MAC control frames: each counted and dropped as such, and nothing pauses.
-  auto bad_opcode = pfc_bytes(1u << kLossless, 0xffff);
+  auto bad_opcode = pfc_frame(1u << kLossless, 0xffff);
   bad_opcode[15] = 0x02;
-  auto reserved = pfc_bytes(1u << kLossless, 0xffff);
+  auto reserved = pfc_frame(1u << kLossless, 0xffff);
   reserved[16] = 0x01;  // the class-enable vector's reserved high octet
-  auto bad_dst = pfc_bytes(1u << kLossless, 0xffff);
+  auto bad_dst = pfc_frame(1u << kLossless, 0xffff);
   bad_dst[5] = 0x02;
-  auto runt = pfc_bytes(1u << kLossless, 0xffff);
+  auto runt = pfc_frame(1u << kLossless, 0xffff);
   runt.resize(40);
   for (auto* f : {&bad_opcode, &reserved, &bad_dst, &runt}) peer.inject(*f);
   step(now + 100 * kUs);
@@ -401,8 +342,8 @@ TEST(Lossless, PfcFromThePeerPausesOnlyThatPriorityAndMalformedFramesChangeNothi
   EXPECT_EQ(sw.egress(1).queue(kLossless).paused_ns.get(), 0u);
 
   // Priority 1 is not lossless here, and an empty vector asks for nothing: both ignored.
-  peer.inject(pfc_bytes(1u << 1, 0xffff));
-  peer.inject(pfc_bytes(0, 0xffff));
+  peer.inject(pfc_frame(1u << 1, 0xffff));
+  peer.inject(pfc_frame(0, 0xffff));
   step(now + 100 * kUs);
   for (int q = 0; q < 8; ++q) EXPECT_FALSE(sw.egress(1).paused(q)) << q;
   EXPECT_EQ(sw.egress(1).pfc_rx().ignored.get(), 1u);
@@ -410,7 +351,7 @@ TEST(Lossless, PfcFromThePeerPausesOnlyThatPriorityAndMalformedFramesChangeNothi
   // A valid XOFF for priority 3: queue 3 stops for quanta x 512 / 1 Gb/s, queue 1 keeps going.
   const uint16_t quanta = 2000;  // 1.024 ms at 1 Gb/s
   const uint64_t expect_ns = pause_quanta_to_ns(quanta, 1);
-  peer.inject(pfc_bytes(1u << kLossless, quanta));
+  peer.inject(pfc_frame(1u << kLossless, quanta));
   const uint64_t t_pause = now;
   const uint64_t deq3 = sw.egress(1).queue(kLossless).deq_packets.get();
   const uint64_t deq1 = sw.egress(1).queue(kLossyQueue).deq_packets.get();
@@ -432,10 +373,10 @@ TEST(Lossless, PfcFromThePeerPausesOnlyThatPriorityAndMalformedFramesChangeNothi
               expect_ns * 0.01);
 
   // XON (quanta 0) resumes at once.
-  peer.inject(pfc_bytes(1u << kLossless, 0xffff));
+  peer.inject(pfc_frame(1u << kLossless, 0xffff));
   step(now + 10 * kUs);
   EXPECT_TRUE(sw.egress(1).paused(kLossless));
-  peer.inject(pfc_bytes(1u << kLossless, 0));
+  peer.inject(pfc_frame(1u << kLossless, 0));
   step(now + kUs);
   EXPECT_FALSE(sw.egress(1).paused(kLossless));
   EXPECT_EQ(sw.egress(1).pfc_rx().xon[kLossless].get(), 1u);
@@ -620,7 +561,7 @@ TEST(Lossless, EcnMarksBeforePfcAndIcrcStaysValid) {
   EXPECT_GT(host(sw, 0).ce_marked(), 0u);
   EXPECT_LE(host(sw, 0).ce_marked(), marked);
   EXPECT_EQ(host(sw, 0).icrc_bad(), 0u) << "CE is masked out of the ICRC: marking must not break it";
-  EXPECT_EQ(sw.lossless_drops(), 0u) << sw.stats()["ports"][0]["queues"][kLossless].dump();
+  EXPECT_EQ(sw.lossless_drops(), 0u) << stats_json(sw)["ports"][0]["queues"][kLossless].dump();
   std::printf("first CE at %.1f us, first PFC at %.1f us; %lu marked, host saw %lu CE, 0 ICRC errors\n",
               (first_mark - kT0) / 1e3, (first_pfc - kT0) / 1e3, static_cast<unsigned long>(marked),
               static_cast<unsigned long>(host(sw, 0).ce_marked()));

@@ -2,7 +2,7 @@
 // slower port (queue build-up, tail drops at the bottleneck only, every packet accounted, ICRC
 // intact, line-rate delivery), the same over two workers and their handoff rings, bit-for-bit
 // determinism, an RCU FIB swap, and constructors that fail cleanly on bad configs.
-#include "dataplane/core/switch.h"
+#include "dataplane/switch/switch.h"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -16,22 +16,17 @@
 #include <stdexcept>
 #include <string>
 
-#include "dataplane/core/worker.h"
-#include "dataplane/io/emulated_host.h"
+#include "app/stats_json.h"
+#include "dataplane/emu/emulated_host.h"
+#include "dataplane/switch/worker.h"
+#include "tests/support/constants.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/host_net.h"
 
 namespace rs::test {
 namespace {
 
-constexpr uint64_t kUs = 1'000;
-constexpr uint64_t kMs = 1'000'000;
-constexpr uint64_t kT0 = 1'000 * kMs;  // switches start at an arbitrary non-zero time
-constexpr uint32_t kPayload = 1024;
-// What an emulated host sends: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + payload + ICRC 4.
-constexpr uint32_t kFrame = 14 + 20 + 8 + 12 + kPayload + 4;
 constexpr uint32_t kQueueLimit = 512;
-constexpr uint8_t kRoceQueue = 3;
 
 // One emulated host per port, host h at 10.0.h.2 behind switch port h, one route per host.
 struct Topology {
@@ -41,7 +36,7 @@ struct Topology {
     cfg.workers = workers;
     cfg.seed = 7;
     // RoCE's DSCP 26 on the lossless class, as NVIDIA's SONiC profile does.
-    cfg.qos.dscp_to_tc[26] = kRoceQueue;
+    cfg.qos.dscp_to_tc[kRoceDscp] = kRoceQueue;
   }
   uint8_t add_host(double gbps) {
     add_host_port(cfg, gbps, {.packets = kQueueLimit, .bytes = 4u << 20});
@@ -153,7 +148,7 @@ IncastResult run_incast(uint16_t workers) {
   res.delivered = host(sw, 0).received_packets();
   res.dropped = after.dropped;
   res.received = after.received;
-  res.stats = sw.stats().dump();
+  res.stats = stats_json(sw).dump();
   return res;
 }
 
@@ -172,9 +167,11 @@ TEST(Switch, IncastOverTwoWorkersMatchesOneWorker) {
   // Ports 0 and 2 belong to worker 0, ports 1 and 3 to worker 1: h1 and h3's packets to h0
   // cross the handoff rings.
   const auto stats = nlohmann::json::parse(two.stats);
+  // A stage's counter, or the same counter inside a chain node ("<stage>.handoff").
   uint64_t handoff = 0;
   for (auto& st : stats["stages"])
-    if (st["counters"].contains("handoff")) handoff += st["counters"]["handoff"].get<uint64_t>();
+    for (auto& [name, value] : st["counters"].items())
+      if (name == "handoff" || name.ends_with(".handoff")) handoff += value.get<uint64_t>();
   EXPECT_GT(handoff, 0u) << "no packet crossed workers: the test would not test the rings";
   EXPECT_EQ(stats["drops"].value("handoff_ring_full", 0u), 0u);
 
@@ -202,7 +199,7 @@ TEST(Switch, FastEgressSendsEveryBurstItsLinkAllows) {
   uint64_t now = kT0;
   for (int i = 0; i < kLoops; ++i, now += kStep) sw.poll_all(now);
   const SwitchTotals tot = sw.totals();
-  EXPECT_EQ(tot.dropped, 0u) << sw.stats()["drops"].dump();
+  EXPECT_EQ(tot.dropped, 0u) << stats_json(sw)["drops"].dump();
   EXPECT_TRUE(tot.balanced());
   EXPECT_GT(tot.received, uint64_t{kBurst} * 2 * kLoops) << "the input must bring several bursts a loop";
   EXPECT_EQ(host(sw, 0).received_packets(), tot.sent);
@@ -218,12 +215,12 @@ TEST(Switch, SameConfigSameClockSameStats) {
   {
     Switch sw(cfg, kT0);
     run(sw, kT0, kT0 + 10 * kMs);
-    a = sw.stats().dump(1);
+    a = stats_json(sw).dump(1);
   }
   {
     Switch sw(cfg, kT0);
     run(sw, kT0, kT0 + 10 * kMs);
-    b = sw.stats().dump(1);
+    b = stats_json(sw).dump(1);
   }
   EXPECT_EQ(a, b);
   EXPECT_NE(a.find("\"tail_drop_packets\""), std::string::npos) << "the run should be congested";

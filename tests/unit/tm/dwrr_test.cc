@@ -1,6 +1,6 @@
 // DWRR on its own: byte shares follow the weights whatever the packet sizes, idle queues bank
 // no credit, and a queue that is not eligible (paused by PFC) never holds the others up.
-#include "dataplane/policies/sched/dwrr.h"
+#include "dataplane/tm/sched/dwrr.h"
 
 #include <gtest/gtest.h>
 

@@ -8,14 +8,12 @@
 
 #include <fmt/core.h>
 
-#include "dataplane/policies/routing/routing_policy.h"
+#include "dataplane/routing/routing_policy.h"
 #include "tests/support/egress_fixture.h"
 
 namespace rs::test {
 namespace {
 
-constexpr uint64_t kUs = 1'000;
-constexpr uint64_t kMs = 1'000'000;
 constexpr uint16_t kPortId = 3;
 constexpr uint16_t kInPort = 1;  // where the test's packets claim to come from
 constexpr uint16_t kPorts = 4;

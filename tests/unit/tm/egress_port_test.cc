@@ -1,7 +1,7 @@
 // EgressPort over a fake port: per-queue limits and their named drops, depth and peak
 // counters, strict-before-DWRR service, the shaper's link rate on the injected clock, a TX
 // ring that accepts fewer than offered, the shutdown flush, and the packet books balancing.
-#include "dataplane/queues/egress_port.h"
+#include "dataplane/tm/queue/egress_port.h"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/policies/routing/routing_policy.h"
+#include "dataplane/routing/routing_policy.h"
 #include "tests/support/egress_fixture.h"
 #include "tests/support/seeded_rng.h"
 

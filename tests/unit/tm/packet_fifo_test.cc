@@ -2,7 +2,7 @@
 // plain deque model: its `max`, its `more` callback (the packet that says "no more" is still
 // popped), the byte books, wrapping past capacity; and the limits enqueue checks with fits().
 // Real mbufs from the test pool, all freed: each test checks the pool is whole again.
-#include "dataplane/queues/packet_fifo.h"
+#include "dataplane/tm/queue/packet_fifo.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/tm/pfc/pfc_frame.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // PFC / PAUSE frame codec: exact bytes of a known frame, round trips, every rejection reason,
 // the mbuf builder (including an empty pool) and the quanta-to-time conversion.
-#include "dataplane/pfc/pfc_frame.h"
+#include "dataplane/tm/pfc/pfc_frame.h"
 
 #include <gtest/gtest.h>
 

@@ -2,21 +2,22 @@
 // arbitrary (non-aligned) times, and detection / restoration must land in their windows
 // (T, T + T_poll] every time. Also the failure modes operators hit: short stalls, flapping,
 // XON-only traffic, stale storms after stop, counters that drift, a disabled watchdog firing.
-#include "dataplane/pfc/pfc_watchdog.h"
+#include "dataplane/tm/pfc/pfc_watchdog.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "tests/support/constants.h"
 #include "tests/support/seeded_rng.h"
 
 namespace rs {
 namespace {
 
 using Event = PfcWatchdogQueue::Event;
-constexpr uint64_t kMs = 1'000'000;
-constexpr uint64_t kUs = 1'000;
+using test::kMs;
+using test::kUs;
 
 using test::Rng;  // seeded: the same storms on every machine
 

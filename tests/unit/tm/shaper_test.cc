@@ -1,7 +1,7 @@
 // Shaper: what a frame costs on the wire, and that the token bucket holds the configured link
 // rate for any packet size and any polling rhythm. The clock is injected: every call gets an
 // explicit now_ns, stepped by a seeded generator, so the figures are exact and repeatable.
-#include "dataplane/queues/shaper.h"
+#include "dataplane/tm/queue/shaper.h"
 
 #include <gtest/gtest.h>
 

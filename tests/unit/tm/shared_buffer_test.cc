@@ -2,7 +2,7 @@
 // and through an egress port: SONiC's dynamic threshold (alpha x free pool), a pool smaller
 // than the queues' static limits, WRED drops of non-ECT lossy packets vs CE marks of ECT ones,
 // and every cell given back once the queues drain.
-#include "dataplane/mmu/shared_buffer.h"
+#include "dataplane/tm/buffer/shared_buffer.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ constexpr uint16_t kPortId = 1;
 constexpr uint16_t kInPort = 0;
 
 // Eth 14 + IPv4 20 + UDP 8 + BTH 12 + 1000 + ICRC 4, as pkt() builds them.
-uint32_t pkt_len_of_one() { return 14 + 20 + 8 + 12 + 1000 + 4; }
+uint32_t pkt_len_of_one() { return roce_frame_len(1000); }
 
 TEST(SharedBuffer, ChargesWholeCellsAndReservesHeadroom) {
   MmuConfig mc;

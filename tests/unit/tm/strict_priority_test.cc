@@ -1,6 +1,6 @@
 // Strict priority: the highest-numbered eligible queue always wins (queue 7 highest, as SONiC
 // numbers them), so lower queues starve while a higher one has packets.
-#include "dataplane/policies/sched/strict_priority.h"
+#include "dataplane/tm/sched/strict_priority.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // ECN/WRED at enqueue: DCQCN's law exactly (integer figures), the marking rate it produces
 // with FastRng (binomial 99 % bounds), every branch of the verdict, and CE marks that keep
 // the IPv4 checksum equal to a full recompute and the RoCE ICRC valid.
-#include "dataplane/policies/ecn/wred.h"
+#include "dataplane/tm/ecn/wred.h"
 
 #include <gtest/gtest.h>
 #include <fmt/core.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "dataplane/core/icrc.h"
+#include "dataplane/proto/icrc.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/packet_builder.h"
 
