@@ -1,11 +1,14 @@
 // MAC control stage: PFC (0x0101) and 802.3x PAUSE (0x0001) frames are link-local, so they are
 // consumed (a drop with reason MacControl, never forwarded) and counted by kind; a wrong opcode
 // or a runt is MalformedMacControl.
-#include "dataplane/stages/pfc/mac_control.h"
+#include "dataplane/stages/mac_control.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "dataplane/tm/buffer/shared_buffer.h"
+#include "dataplane/tm/queue/egress_port.h"
 
 #include "tests/support/stage_harness.h"
 #include "tests/unit/stages/stage_test_util.h"
@@ -20,8 +23,8 @@ PacketSpec mac_ctl(uint16_t opcode) {
   return Eth{.dst = "01:80:c2:00:00:01"} / c;
 }
 
-// Parsed by the real parser (which sets l3_offset, where the opcode is read).
-std::vector<rte_mbuf*> parsed_ctl(const std::vector<PacketSpec>& specs) { return parsed(specs, 0, Parser::MacControl); }
+// Parsed by the real l3_input stage (which sets l3_offset, where the opcode is read).
+std::vector<rte_mbuf*> parsed_ctl(const std::vector<PacketSpec>& specs) { return parsed(specs, 0, L3Input::MacControl); }
 
 TEST(MacControl, PfcIsConsumedAndCounted) {
   StageHarness<MacControl> h;
@@ -89,6 +92,41 @@ TEST(MacControl, VlanTaggedPfcReadsOpcodeAtL3Offset) {
   ASSERT_EQ(out.dropped(), 1u);
   EXPECT_EQ(meta(out[kNextDrop][0]).drop_reason, DropReason::MacControl);
   EXPECT_EQ(h.counter("pfc"), 1u);
+}
+
+TEST(MacControl, ValidPfcPausesTheReceivingPortsQueueMalformedChangesNothing) {
+  // PFC acts where it lands: the egress of the port the frame came in on (here port 1, whose
+  // priority 3 is lossless) stops the queue priority 3 maps to; a malformed frame changes nothing.
+  TestWorld w;
+  MmuConfig mc;
+  mc.pfc_enable = 1u << 3;
+  mc.pool.size = 1u << 20;
+  SharedBuffer sb(mc, std::vector<PortLosslessConfig>(4), 1, 0);
+  EgressPort e(1, nullptr, EgressConfig{}, 0, &sb, 0, PortLosslessConfig{}, test_pool());
+  EgressPort* egress[kMaxPorts] = {};
+  egress[1] = &e;
+  w.ctx.egress = egress;
+  w.ctx.now_ns = 1000;
+  StageHarness<MacControl> h{{}, &w};
+  MacCtl bad{.opcode = 0x0002, .class_enable = 0x0008};
+  bad.quanta[3] = 0xFFFF;
+  auto out = h.run_mbufs(parsed({Eth{.dst = "01:80:c2:00:00:01"} / bad}, 1, L3Input::MacControl));
+  ASSERT_EQ(out.dropped(), 1u);
+  for (int q = 0; q < 8; ++q) EXPECT_FALSE(e.paused(q)) << "queue " << q;
+  MacCtl xoff{.opcode = 0x0101, .class_enable = 0x0008};
+  xoff.quanta[3] = 0xFFFF;
+  auto out2 = h.run_mbufs(parsed({Eth{.dst = "01:80:c2:00:00:01"} / xoff}, 1, L3Input::MacControl));
+  ASSERT_EQ(out2.dropped(), 1u);
+  EXPECT_EQ(meta(out2[kNextDrop][0]).drop_reason, DropReason::MacControl);
+  for (int q = 0; q < 8; ++q) EXPECT_EQ(e.paused(q), q == 3) << "queue " << q;
+  EXPECT_EQ(e.pfc_rx().xoff[3].get(), 1u);
+  // XON (quanta 0) resumes it at once.
+  MacCtl xon{.opcode = 0x0101, .class_enable = 0x0008};
+  auto out3 = h.run_mbufs(parsed({Eth{.dst = "01:80:c2:00:00:01"} / xon}, 1, L3Input::MacControl));
+  EXPECT_FALSE(e.paused(3));
+  EXPECT_EQ(e.pfc_rx().xon[3].get(), 1u);
+  EXPECT_EQ(h.counter("pfc"), 2u);
+  EXPECT_EQ(h.counter("malformed"), 1u);
 }
 
 }  // namespace

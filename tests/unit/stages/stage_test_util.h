@@ -1,5 +1,5 @@
-// Helpers shared by the stage tests: packets whose metadata was filled by the real parser (so a
-// later stage sees what it sees in the pipeline), raw-frame mbufs, and checksum/IP helpers.
+// Helpers shared by the stage tests: packets whose metadata was filled by the real l3_input stage
+// (so a later stage sees what it sees in the pipeline), raw-frame mbufs, and checksum/IP helpers.
 #pragma once
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -7,11 +7,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "dataplane/stages/parse/parser.h"
+#include "dataplane/stages/l3_input.h"
 #include "tests/support/stage_harness.h"
 
 namespace rs {
@@ -21,25 +22,31 @@ inline void PrintTo(DropReason r, std::ostream* os) { *os << drop_reason_name(r)
 
 namespace rs::test {
 
-// Builds each packet and runs the parser on it; every packet must take `edge` (the parser's
-// Ip edge unless told otherwise). The caller hands the mbufs to a harness, which frees them.
+// Builds each packet and runs l3_input on it; every packet must take `edge` (either IP edge
+// when not given). The caller hands the mbufs to a harness, which frees them.
 inline std::vector<rte_mbuf*> parsed(const std::vector<PacketSpec>& specs, uint16_t in_port = 0,
-                                     uint8_t edge = Parser::Ip, uint32_t seed = 0) {
-  Parser parser{StageEnv{.qos = nullptr, .hash_seed = seed}};
+                                     std::optional<uint8_t> edge = std::nullopt, uint32_t seed = 0,
+                                     const QosMaps* qos = nullptr) {
+  L3Input stage{StageEnv{.qos = qos, .hash_seed = seed}};
   std::vector<rte_mbuf*> v;
   for (const auto& s : specs) {
     rte_mbuf* m = s.mbuf(test_pool(), in_port);
     EXPECT_NE(m, nullptr) << "test pool exhausted";
     if (!m) continue;
-    EXPECT_EQ(parser.parse_one(m), edge) << "parser: " << drop_reason_name(meta(m).drop_reason);
+    const uint8_t e = stage.process_one(m);
+    if (edge) {
+      EXPECT_EQ(e, *edge) << "l3_input: " << drop_reason_name(meta(m).drop_reason);
+    } else {
+      EXPECT_TRUE(e == L3Input::Ipv4 || e == L3Input::Ipv6) << "l3_input: " << drop_reason_name(meta(m).drop_reason);
+    }
     v.push_back(m);
   }
   return v;
 }
 
-// An mbuf holding exactly `bytes`, metadata zeroed, as the rx path hands it to the parser.
-inline rte_mbuf* raw_mbuf(const std::vector<uint8_t>& bytes, uint16_t in_port = 0) {
-  rte_mbuf* m = rte_pktmbuf_alloc(test_pool());
+// An mbuf holding exactly `bytes`, metadata zeroed, as the rx path hands it to the pipeline.
+inline rte_mbuf* raw_mbuf(const std::vector<uint8_t>& bytes, uint16_t in_port = 0, rte_mempool* pool = nullptr) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool ? pool : test_pool());
   EXPECT_NE(m, nullptr) << "test pool exhausted";
   if (!m) return nullptr;
   char* p = rte_pktmbuf_append(m, static_cast<uint16_t>(bytes.size()));
