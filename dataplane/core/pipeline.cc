@@ -249,7 +249,7 @@ std::string Pipeline::format_trace(const Tracer& t, uint16_t worker, const std::
     for (const TraceRecord* r : recs) {
       if (r->node == kTraceRx) {
         const std::string port = r->a < port_name.size() ? port_name[r->a] : std::to_string(r->a);
-        out += fmt::format("packet {} (worker {}): received on {}, {} bytes\n", id, worker, port, r->b);
+        out += fmt::format("packet {} (worker {}): received on port {} ({}), {} bytes\n", id, worker, r->a, port, r->b);
         continue;
       }
       if (r->node >= nodes_.size()) continue;
@@ -258,7 +258,9 @@ std::string Pipeline::format_trace(const Tracer& t, uint16_t worker, const std::
       // A chain node's records name the stage in it that wrote them.
       const std::string where = &st == node.stage.get() ? node.name : fmt::format("{}/{}", node.name, st.name());
       std::string to;
-      if (r->edge == kNextDrop) {
+      if (r->edge == kNextDrop && r->drop == DropReason::MacControl) {
+        to = "consumed";  // a MAC control frame ends here by design: not a fault
+      } else if (r->edge == kNextDrop) {
         to = fmt::format("drop {}", drop_reason_name(r->drop));
       } else if (r->edge == kNextConsumed) {
         to = "";  // the stage said where it went (queued, handed off)

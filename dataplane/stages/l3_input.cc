@@ -41,7 +41,7 @@ std::string L3InputT<kForm>::format_trace(const TraceRecord& r) const {
   } else {
     s += fmt::format(" proto {}", pm.ip_proto);
   }
-  s += fmt::format(" dscp {} ecn {} hash {:#010x} -> tc {} queue {}", pm.dscp, pm.ecn, static_cast<uint32_t>(r.b),
+  s += fmt::format(" dscp {} ecn {} hash {:#010x}: tc {} queue {}", pm.dscp, pm.ecn, static_cast<uint32_t>(r.b),
                    pm.tc, pm.queue);
   return s;
 }

@@ -13,8 +13,8 @@ RewriteEnqueue::Traced RewriteEnqueue::trace_before(const rte_mbuf* m, const Pac
   __builtin_memcpy(&t.a, &ctx.fib->nexthop_table()[pm.nexthop].mac, RTE_ETHER_ADDR_LEN);
   const uint8_t ttl = pm.l3 == L3Type::Ipv4 ? p[pm.l3_offset + 8] : p[pm.l3_offset + 7];
   const uint8_t owner = ctx.port_owner[pm.out_port];
-  t.b = uint64_t{static_cast<uint8_t>(ttl - 1)} << 48 | uint64_t{owner} << 40 | uint64_t{owner != ctx.worker} << 32 |
-        uint64_t{pm.queue} << 16 | pm.out_port;
+  t.b = uint64_t{pm.l3 == L3Type::Ipv6} << 56 | uint64_t{static_cast<uint8_t>(ttl - 1)} << 48 | uint64_t{owner} << 40 |
+        uint64_t{owner != ctx.worker} << 32 | uint64_t{pm.queue} << 16 | pm.out_port;
   return t;
 }
 
@@ -29,8 +29,9 @@ std::string RewriteEnqueue::format_trace(const TraceRecord& r) const {
   __builtin_memcpy(mac, &r.a, 8);
   const unsigned port = r.b & 0xFFFF, queue = (r.b >> 16) & 0xFF, owner = (r.b >> 40) & 0xFF;
   const bool handoff = (r.b >> 32) & 1;
-  std::string s = fmt::format("port {} dmac {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} ttl {}", port, mac[0], mac[1],
-                              mac[2], mac[3], mac[4], mac[5], (r.b >> 48) & 0xFF);
+  const bool ipv6 = (r.b >> 56) & 1;
+  std::string s = fmt::format("port {} dmac {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} {} {}", port, mac[0], mac[1],
+                              mac[2], mac[3], mac[4], mac[5], ipv6 ? "hop limit" : "ttl", (r.b >> 48) & 0xFF);
   // A drop says its reason after this (the pipeline prints it); otherwise where it went.
   if (r.edge == kNextDrop) return s + fmt::format(" queue {}:", queue);
   return s + (handoff ? fmt::format(" -> handoff to worker {}, queue {}", owner, queue) : fmt::format(" -> enqueue queue {}", queue));

@@ -123,23 +123,23 @@ TEST_F(TraceTest, RoutedRoceCnpTtlExpiredAndPfcLineByLine) {
   sw->set_trace(4, 0);
   send({roce(), cnp(), roce(1), pfc(100)});
   const std::vector<std::string> want = {
-      "packet 1 (worker 0): received on p0, 122 bytes",
-      fmt::format("  ipv4_forward/l3_input: ipv4 roce opcode 0x04 qp 0x000011 dscp 26 ecn 0 hash {:#010x} -> tc 3 queue 3 -> ipv4",
+      "packet 1 (worker 0): received on port 0 (p0), 122 bytes",
+      fmt::format("  ipv4_forward/l3_input: ipv4 roce opcode 0x04 qp 0x000011 dscp 26 ecn 0 hash {:#010x}: tc 3 queue 3 -> ipv4",
                   flow_hash(roce())),
       "  ipv4_forward/ipv4_route: dst 10.0.1.2 ttl 64 group 0 member nexthop 0 -> rewrite",
       "  ipv4_forward/rewrite_enqueue: port 1 dmac 02:00:00:00:bb:01 ttl 63 -> enqueue queue 3",
-      "packet 2 (worker 0): received on p0, 74 bytes",
-      fmt::format("  ipv4_forward/l3_input: ipv4 roce opcode 0x81 qp 0x000022 (cnp) dscp 48 ecn 0 hash {:#010x} -> tc 6 queue 7 -> ipv4",
+      "packet 2 (worker 0): received on port 0 (p0), 74 bytes",
+      fmt::format("  ipv4_forward/l3_input: ipv4 roce opcode 0x81 qp 0x000022 (cnp) dscp 48 ecn 0 hash {:#010x}: tc 6 queue 7 -> ipv4",
                   flow_hash(cnp())),
       "  ipv4_forward/ipv4_route: dst 10.0.1.2 ttl 64 group 0 member nexthop 0 -> rewrite",
       "  ipv4_forward/rewrite_enqueue: port 1 dmac 02:00:00:00:bb:01 ttl 63 -> enqueue queue 7",
-      "packet 3 (worker 0): received on p0, 122 bytes",
-      fmt::format("  ipv4_forward/l3_input: ipv4 roce opcode 0x04 qp 0x000011 dscp 26 ecn 0 hash {:#010x} -> tc 3 queue 3 -> ipv4",
+      "packet 3 (worker 0): received on port 0 (p0), 122 bytes",
+      fmt::format("  ipv4_forward/l3_input: ipv4 roce opcode 0x04 qp 0x000011 dscp 26 ecn 0 hash {:#010x}: tc 3 queue 3 -> ipv4",
                   flow_hash(roce(1))),
       "  ipv4_forward/ipv4_route: dst 10.0.1.2 ttl 1 drop ttl_expired",
-      "packet 4 (worker 0): received on p0, 60 bytes",
+      "packet 4 (worker 0): received on port 0 (p0), 60 bytes",
       "  ipv4_forward/l3_input: mac control -> mac_control",
-      "  mac_control: pfc enable 0x08 p3=100 drop mac_control_consumed",
+      "  mac_control: pfc enable 0x08 p3=100 consumed",
   };
   const auto got = lines(sw->trace_text());
   ASSERT_EQ(got.size(), want.size()) << sw->trace_text();
@@ -158,8 +158,8 @@ TEST_F(TraceTest, GeneralPipelineShowsThePolicyChoosing) {
   sw->set_trace(1, 0);
   send({roce()});
   const std::vector<std::string> want = {
-      "packet 1 (worker 0): received on p0, 122 bytes",
-      fmt::format("  l3_input: ipv4 roce opcode 0x04 qp 0x000011 dscp 26 ecn 0 hash {:#010x} -> tc 3 queue 3 -> ipv4",
+      "packet 1 (worker 0): received on port 0 (p0), 122 bytes",
+      fmt::format("  l3_input: ipv4 roce opcode 0x04 qp 0x000011 dscp 26 ecn 0 hash {:#010x}: tc 3 queue 3 -> ipv4",
                   flow_hash(roce())),
       "  ipv4_route: dst 10.0.1.2 ttl 64 group 0 -> select",
       "  nexthop_select: group 0 policy chose nexthop 0 -> rewrite",
@@ -188,9 +188,9 @@ TEST_F(TraceTest, OneInK) {
   send({roce(64, 1), roce(64, 2), roce(64, 3), roce(64, 4), roce(64, 5), roce(64, 6)});
   const auto got = lines(sw->trace_text());
   ASSERT_EQ(got.size(), 8u) << sw->trace_text();
-  EXPECT_EQ(got[0], "packet 1 (worker 0): received on p0, 122 bytes");
+  EXPECT_EQ(got[0], "packet 1 (worker 0): received on port 0 (p0), 122 bytes");
   EXPECT_NE(got[1].find("qp 0x000003"), std::string::npos) << got[1];
-  EXPECT_EQ(got[4], "packet 2 (worker 0): received on p0, 122 bytes");
+  EXPECT_EQ(got[4], "packet 2 (worker 0): received on port 0 (p0), 122 bytes");
   EXPECT_NE(got[5].find("qp 0x000006"), std::string::npos) << got[5];
 }
 
