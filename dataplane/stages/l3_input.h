@@ -29,7 +29,7 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
   struct Pass {
     uint32_t seed;
     parse::Tally p;
-    uint32_t by_pcp = 0, cnp_steered = 0, to_ipv4 = 0;
+    uint32_t by_pcp = 0, cnp_steered = 0, not_ipv4 = 0;  // rare cases only (parse.h's Tally says why)
   };
   Pass begin(const WorkerContext&) const { return Pass{seed_, {}}; }
   template <bool kTrace>
@@ -38,25 +38,32 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
     uint8_t e;
     if (r <= parse::Parsed::Ipv6) [[likely]] {
       const unsigned report = map_.apply(pm);
-      t.by_pcp += report & TcQueueMap::kByPcp;
-      t.cnp_steered += (report & TcQueueMap::kCnpSteered) != 0;
-      e = r == parse::Parsed::Ipv4 ? uint8_t{Ipv4} : uint8_t{Ipv6};
-      t.to_ipv4 += r == parse::Parsed::Ipv4;
+      if (report) [[unlikely]] {
+        t.by_pcp += report & TcQueueMap::kByPcp;
+        t.cnp_steered += (report & TcQueueMap::kCnpSteered) != 0;
+      }
+      e = Ipv4;
+      if (r != parse::Parsed::Ipv4) [[unlikely]] {
+        e = Ipv6;
+        ++t.not_ipv4;
+      }
     } else {
       e = r == parse::Parsed::MacControl ? uint8_t{MacControl} : kNextDrop;
+      ++t.not_ipv4;
     }
     if constexpr (kTrace) trace(pm, e, ctx);
     return e;
   }
-  void publish_tally(const Pass& t, uint16_t, Counter* ctr) const {
-    const uint32_t ipv4 = t.p.ipv4 + t.p.common, udp = t.p.udp + t.p.common;
-    const uint32_t v[kCounters.size()] = {ipv4, t.p.ipv6, t.p.vlan, udp, t.p.roce, t.p.cnp,
+  void publish_tally(const Pass& t, uint16_t n, Counter* ctr) const {
+    const uint32_t common = n - t.p.general;
+    const uint32_t ipv4 = t.p.ipv4 + common, udp = t.p.udp + common, roce = t.p.roce + common - t.p.common_not_roce;
+    const uint32_t v[kCounters.size()] = {ipv4, t.p.ipv6, t.p.vlan, udp, roce, t.p.cnp,
                                           ipv4 + t.p.ipv6 - t.by_pcp, t.by_pcp, t.cnp_steered};
     for (std::size_t c = 0; c < kCounters.size(); ++c)
       if (v[c]) ctr[c].add(v[c]);
   }
   // Every packet went on to ipv4 when each was an IPv4 packet that got through.
-  static uint8_t whole(const Pass& t, uint16_t n) { return t.to_ipv4 == n ? uint8_t{Ipv4} : kNextMixed; }
+  static uint8_t whole(const Pass& t, uint16_t) { return t.not_ipv4 == 0 ? uint8_t{Ipv4} : kNextMixed; }
 
   std::string format_trace(const TraceRecord& r) const override;
   // One packet through the stage outside a pipeline (tests and tools): the edge or kNextDrop.

@@ -231,9 +231,11 @@ class StepRig {
   StepStats stats;
 
  private:
-  // What a tally counts, as l3_input publishes it: a packet of the common shape is IPv4 and UDP.
+  // What a tally of one packet counts, as l3_input publishes it: a packet of the common shape
+  // (one the general form did not see) is IPv4, UDP, and RoCE unless counted as not.
   static std::array<uint32_t, 6> counted(const parse::Tally& t) {
-    return {t.ipv4 + t.common, t.ipv6, t.vlan, t.udp + t.common, t.roce, t.cnp};
+    const uint32_t common = 1 - t.general;
+    return {t.ipv4 + common, t.ipv6, t.vlan, t.udp + common, t.roce + common - t.common_not_roce, t.cnp};
   }
 
   // Routes the packets l3_input sent on ipv4/ipv6; fate[i]: 0 (rewrite: a member chosen),
