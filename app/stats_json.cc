@@ -1,6 +1,7 @@
 #include "app/stats_json.h"
 
 namespace rs {
+namespace {
 
 nlohmann::json pfc_stats(const Switch& sw, std::size_t p) {
   using nlohmann::json;
@@ -38,6 +39,8 @@ nlohmann::json pfc_stats(const Switch& sw, std::size_t p) {
   pj["rx_ignored_priorities"] = rx.ignored.get();
   return pj;
 }
+
+}  // namespace
 
 nlohmann::json stats_json(const Switch& sw) {
   using nlohmann::json;

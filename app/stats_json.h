@@ -5,13 +5,10 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include <cstddef>
-
 #include "dataplane/switch/switch.h"
 
 namespace rs {
 
 nlohmann::json stats_json(const Switch& sw);
-nlohmann::json pfc_stats(const Switch& sw, std::size_t port);
 
 }  // namespace rs

@@ -2,6 +2,8 @@
 // shared cache-line RMW); readers load relaxed and sum across workers.
 #pragma once
 #include <atomic>
+#include <cstddef>
+#include <span>
 #include <cstdint>
 
 namespace rs {
@@ -15,5 +17,11 @@ struct Counter {
   void set(uint64_t n) { v.store(n, std::memory_order_relaxed); }
   uint64_t get() const { return v.load(std::memory_order_relaxed); }
 };
+
+// A burst's tallies into counters: one store per counter that moved, not one per packet.
+inline void add_tallies(Counter* ctr, std::span<const uint32_t> tally) {
+  for (std::size_t i = 0; i < tally.size(); ++i)
+    if (tally[i]) ctr[i].add(tally[i]);
+}
 
 }  // namespace rs

@@ -29,10 +29,9 @@ class RcuSnapshot {
     if (owned_) retired_.push_back({std::move(owned_), qsbr_ ? rte_rcu_qsbr_start(qsbr_) : 0});
     owned_ = std::move(next);
   }
-  // Frees the retired snapshots no worker can still see; returns how many remain.
-  std::size_t reclaim() {
+  // Frees the retired snapshots no worker can still see.
+  void reclaim() {
     std::erase_if(retired_, [&](Retired& r) { return !qsbr_ || rte_rcu_qsbr_check(qsbr_, r.token, false) == 1; });
-    return retired_.size();
   }
   // Teardown, once no worker runs.
   void clear() {

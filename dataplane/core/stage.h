@@ -68,8 +68,7 @@ class StageBase : public Stage {
   // instead of one per packet.
   template <std::size_t N>
   void publish(const std::array<uint32_t, N>& tally) {
-    for (std::size_t i = 0; i < N; ++i)
-      if (tally[i]) ctr_[i].add(tally[i]);
+    add_tallies(ctr_.data(), tally);
   }
   // Sized by a bound, not by T::kCounters: T is incomplete where this base is instantiated.
   static constexpr std::size_t kMaxStageCounters = 16;

@@ -53,7 +53,6 @@ class Tracer {
   // Room for a packet's walk through a pipeline of a few stages.
   bool full() const { return records_.size() + 16 > records_.capacity(); }
   std::span<const TraceRecord> records() const { return records_; }
-  void clear() { records_.clear(); }
 
  private:
   std::vector<TraceRecord> records_;  // reserved once: add() never allocates

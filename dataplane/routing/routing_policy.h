@@ -49,6 +49,12 @@ class RoutingPolicyRegistry {
   static bool add(RoutingPolicyEntry e);
 };
 
+// A group's policy is a registry id; whether its member is chosen inline follows from it.
+inline void use_policy(NextHopGroup& g, int id) {
+  g.policy = static_cast<uint16_t>(id);
+  g.inline_member = RoutingPolicyRegistry::all()[static_cast<std::size_t>(id)].table_by_flow_hash;
+}
+
 template <typename T>
 constexpr bool table_by_flow_hash() {
   if constexpr (requires { T::kTableByFlowHash; }) return T::kTableByFlowHash;

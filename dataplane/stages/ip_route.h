@@ -95,8 +95,7 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
   void publish_tally(const Pass& t, uint16_t n, Counter* ctr) const {
     const uint32_t routed = n - t.miss - t.ttl;
     const uint32_t v[kCounters.size()] = {routed, t.miss, t.ttl, routed - t.to_select - t.bad, t.to_select, t.bad};
-    for (std::size_t c = 0; c < kCounters.size(); ++c)
-      if (v[c]) ctr[c].add(v[c]);
+    add_tallies(ctr, v);
   }
   static uint8_t whole(const Pass& t, uint16_t n) {
     if (t.miss + t.ttl + t.bad + t.to_select == 0) return Rewrite;

@@ -59,8 +59,7 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
     const uint32_t ipv4 = t.p.ipv4 + common, udp = t.p.udp + common, roce = t.p.roce + common - t.p.common_not_roce;
     const uint32_t v[kCounters.size()] = {ipv4, t.p.ipv6, t.p.vlan, udp, roce, t.p.cnp,
                                           ipv4 + t.p.ipv6 - t.by_pcp, t.by_pcp, t.cnp_steered};
-    for (std::size_t c = 0; c < kCounters.size(); ++c)
-      if (v[c]) ctr[c].add(v[c]);
+    add_tallies(ctr, v);
   }
   // Every packet went on to ipv4 when each was an IPv4 packet that got through.
   static uint8_t whole(const Pass& t, uint16_t) { return t.not_ipv4 == 0 ? uint8_t{Ipv4} : kNextMixed; }

@@ -39,8 +39,7 @@ class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
   }
   void publish_tally(const Pass& t, uint16_t n, Counter* ctr) const {
     const uint32_t v[kCounters.size()] = {n - t.ipv6, t.ipv6, n - t.handoff, t.handoff};
-    for (std::size_t c = 0; c < kCounters.size(); ++c)
-      if (v[c]) ctr[c].add(v[c]);
+    add_tallies(ctr, v);
   }
   static uint8_t whole(const Pass&, uint16_t) { return kNextConsumed; }
   std::string format_trace(const TraceRecord& r) const override;

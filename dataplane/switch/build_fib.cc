@@ -17,8 +17,7 @@ std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg) {
     ng.name = g.name;
     const int pol = RoutingPolicyRegistry::find(g.policy);
     if (pol < 0) throw std::runtime_error(fmt::format("group '{}': unknown routing policy '{}'", g.name, g.policy));
-    ng.policy = static_cast<uint16_t>(pol);
-    ng.inline_member = RoutingPolicyRegistry::all()[static_cast<std::size_t>(pol)].table_by_flow_hash;
+    use_policy(ng, pol);
     std::vector<uint32_t> weighted;
     for (auto& m : g.members) {
       const uint32_t nh = fib->add_nexthop({m.port, m.mac});

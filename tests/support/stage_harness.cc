@@ -39,8 +39,7 @@ uint32_t TestWorld::route_group(const std::string& prefix, const std::vector<std
   g.name = prefix;
   const int pol = RoutingPolicyRegistry::find(policy);
   if (pol < 0) throw std::invalid_argument("unknown policy " + policy);
-  g.policy = static_cast<uint16_t>(pol);
-  g.inline_member = RoutingPolicyRegistry::all()[static_cast<std::size_t>(pol)].table_by_flow_hash;
+  use_policy(g, pol);
   for (auto& [port, m] : members) g.members.push_back(fib->add_nexthop({port, mac(m)}));
   g.table = Fib::build_table(g.members, table_size);
   const uint32_t gid = fib->add_group(std::move(g));
