@@ -1,6 +1,7 @@
 // The topology of the whole-switch tests: one emulated host per switch port, host h at
 // 10.0.h.2 behind port h, each reached by a /24 route through its own one-member group.
 #pragma once
+#include <fmt/core.h>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
@@ -20,7 +21,7 @@ inline uint32_t host_ip(uint8_t host) { return rte_cpu_to_be_32(RTE_IPV4(10, 0, 
 inline PortSpec& add_host_port(SwitchConfig& cfg, double gbps, QueueLimits limits) {
   const uint8_t h = static_cast<uint8_t>(cfg.ports.size());
   PortSpec p;
-  p.name = "h" + std::to_string(h);
+  p.name = fmt::format("h{}", h);  // not "h" + to_string: GCC 12 warns (-Wrestrict) falsely
   p.kind = PortKind::EmulatedHost;
   p.mac = mac_of(h, true);
   p.egress.speed_gbps = gbps;
