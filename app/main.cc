@@ -17,9 +17,11 @@
 #include "control/config_loader.h"
 #include "app/eal_args.h"
 #include "app/report.h"
+#include "app/routing_stats.h"
 #include "app/stats_json.h"
 #include "dataplane/core/clock.h"
 #include "dataplane/core/log.h"
+#include "dataplane/routing/routing_policy.h"
 #include "dataplane/switch/switch.h"
 #include "configs_embedded.h"
 #include "pipelines_embedded.h"
@@ -40,6 +42,12 @@ options:
   --duration SECONDS     stop after this long (0 = until SIGINT/SIGTERM; default: the config's
                          switch.duration_s, 10 for the demo)
   --stats-json FILE      write every counter as JSON at exit
+  --series-ms MS         sample a time series every MS milliseconds (per-port tx bytes, queue
+                         depths and quality band, per-member tx, per-flow receive at emulated
+                         hosts): one JSON object a line, written to --series FILE (default:
+                         the --stats-json path with .series.jsonl)
+  --series FILE          where the time series goes
+  --help-policies        list the routing policies with their parameters and counters
   --workers N            worker lcores (default: the EAL core list minus the main lcore when
                          one is given with -l/-c/--lcores, else switch.workers, else 1)
   --log-level LEVEL      error|warn|info|debug (default info)
@@ -68,7 +76,23 @@ struct Options {
   uint32_t trace_first = 0;
   uint32_t trace_every = 0;
   std::string trace_file;
+  double series_ms = 0;
+  std::string series;
 };
+
+void print_policies() {
+  fmt::print("routing policies (nexthop_groups[].policy: NAME or {{name: NAME, PARAM: VALUE, ...}}):\n");
+  for (const rs::RoutingPolicyEntry& e : rs::RoutingPolicyRegistry::all()) {
+    fmt::print("\n{}{}\n  {}\n", e.name, e.table_by_flow_hash ? "  (member chosen inline by the route stage with the default parameters)" : "",
+               e.summary);
+    for (const rs::ParamSpec& p : e.params) fmt::print("  - {}\n", rs::describe_param(p));
+    if (!e.counters.empty()) {
+      std::string c;
+      for (auto n : e.counters) c += (c.empty() ? "" : ", ") + std::string(n);
+      fmt::print("  counters: {}\n", c);
+    }
+  }
+}
 
 struct WorkerArg {
   rs::Switch* sw;
@@ -128,6 +152,14 @@ Options parse_options(const std::vector<std::string>& a) {
       if (v != static_cast<uint32_t>(v)) usage_error(fmt::format("{}: expected a whole number", s));
       (s == "--trace" ? o.trace_first : o.trace_every) = static_cast<uint32_t>(v);
     } else if (s == "--trace-file") o.trace_file = value("--trace-file");
+    else if (s == "--series-ms") {
+      o.series_ms = number("--series-ms");
+      if (o.series_ms < 1) usage_error("--series-ms: at least 1");
+    } else if (s == "--series") o.series = value("--series");
+    else if (s == "--help-policies") {
+      print_policies();
+      std::exit(0);
+    }
     else usage_error(fmt::format("unknown option '{}'", s));
   }
   return o;
@@ -149,6 +181,13 @@ int main(int argc, char** argv) {
       return 0;
     }
   Options opt = parse_options(app);
+  if (opt.series_ms > 0 && opt.series.empty()) {
+    if (opt.stats_json.empty()) usage_error("--series-ms needs --series FILE or --stats-json FILE");
+    const std::string base = opt.stats_json.size() > 5 && opt.stats_json.ends_with(".json")
+                                 ? opt.stats_json.substr(0, opt.stats_json.size() - 5) : opt.stats_json;
+    opt.series = base + ".series.jsonl";
+  }
+  if (!opt.series.empty() && opt.series_ms <= 0) usage_error("--series needs --series-ms");
 
   // Everything the user wrote is validated before DPDK starts: a bad file costs nothing.
   rs::SwitchConfig cfg;
@@ -243,11 +282,25 @@ int main(int argc, char** argv) {
     // Packet totals once a second, for rates that leave out start-up (perf/linerate uses them
     // as dpdk-testpmd's per-second figures are used: the first second dropped).
     nlohmann::json samples = nlohmann::json::array();
-    // Housekeeping on the main lcore only: reports, RCU reclamation, the clock for --duration.
+    std::ofstream series;
+    if (!opt.series.empty()) {
+      series.open(opt.series);
+      if (!series) fmt::print(stderr, "roceswitch: cannot write {}\n", opt.series);
+    }
+    double next_sample = 0;
+    // Housekeeping on the main lcore only: the link monitor (every millisecond, so a member
+    // whose link went down is out of every group within a millisecond and a worker loop),
+    // reports, RCU reclamation, the time series, the clock for --duration.
     while (!g_stop.load(std::memory_order_relaxed)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      sw->poll_links(clock.now_ns());
       sw->reclaim();
+      if (series && elapsed >= next_sample) {
+        series << rs::series_sample(*sw, elapsed).dump() << "\n";
+        next_sample += opt.series_ms / 1000.0;
+        if (next_sample <= elapsed) next_sample = elapsed + opt.series_ms / 1000.0;
+      }
       if (elapsed >= next_report) {
         const rs::SwitchTotals t = sw->totals();
         samples.push_back({{"t_s", elapsed}, {"received", t.received}, {"sent", t.sent}});
@@ -261,6 +314,14 @@ int main(int argc, char** argv) {
     rte_eal_mp_wait_lcore();
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     sw->shutdown(clock.now_ns());
+    if (series) {
+      series << rs::series_sample(*sw, elapsed).dump() << "\n";  // the last figures, after the stop
+      series.close();
+      if (!series) {
+        fmt::print(stderr, "roceswitch: cannot write {}\n", opt.series);
+        rc = 1;
+      }
+    }
     fmt::print("{}", rep.summary(elapsed));
     if (!sw->totals().balanced()) rc = 1;
     if (opt.trace_first || opt.trace_every) {

@@ -1,5 +1,7 @@
 #include "app/stats_json.h"
 
+#include "app/routing_stats.h"
+
 namespace rs {
 namespace {
 
@@ -62,6 +64,11 @@ nlohmann::json stats_json(const Switch& sw) {
     pj["tx_packets"] = sw.tx_packets(p);
     pj["tx_bytes"] = sw.tx_bytes(p);
     pj["drops"] = drop_map([&](DropReason r) { return sw.drops(p, r); });
+    const auto port = static_cast<uint16_t>(p);
+    pj["link_up"] = sw.load().link_up(port);
+    pj["link_down_events"] = sw.link_down_events(p);
+    pj["load"] = {{"queued_bytes", sw.load().port_bytes(port)}, {"tx_rate_bps", sw.load().tx_rate_bps(port)},
+                  {"quality", sw.load().quality(port)}};
     json qs = json::array();
     for (int q = 0; q < 8; ++q) {
       const QueueCounters& c = sw.egress(p).queue(q);
@@ -93,6 +100,7 @@ nlohmann::json stats_json(const Switch& sw) {
                  {"headroom_reserved_bytes", sw.buffer().headroom_reserved()}, {"shared_bytes", sw.buffer().shared_size()},
                  {"used_bytes", sw.buffer().used()},                  {"pfc_enable", sw.buffer().config().pfc_enable}};
   j["lossless_drops"] = sw.lossless_drops();
+  j["groups"] = groups_json(sw);
   json stages = json::array();
   const auto& nodes0 = sw.pipeline(0).nodes();
   for (std::size_t n = 0; n < nodes0.size(); ++n) {

@@ -12,6 +12,7 @@
 
 #include "control/config_reader.h"
 #include "control/lossless_config.h"
+#include "control/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
 
 namespace rs {
@@ -62,11 +63,16 @@ void read_queues(const ConfigReader& rd, const YAML::Node& n, const std::string&
 }
 
 void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& path, HostSpec& h) {
-  rd.keys(n, path, {"ip", "mac", "flows", "pfc_storm"});
+  rd.keys(n, path, {"ip", "mac", "flows", "pfc_storm", "receiver"});
   if (!n["ip"]) rd.fail(n, path + ".ip", "missing");
   if (!n["mac"]) rd.fail(n, path + ".mac", "missing");
   h.ip = rd.ipv4(n["ip"], path + ".ip");
   h.mac = rd.mac(n["mac"], path + ".mac");
+  // Hosts naming one receiver are one remote host reached over several links (one tracker).
+  if (auto x = n["receiver"]) {
+    h.receiver = rd.str(x, path + ".receiver");
+    if (h.receiver.empty()) rd.fail(x, path + ".receiver", "empty name");
+  }
   if (auto fl = n["flows"]) {
     rd.seq(fl, path + ".flows");
     for (std::size_t i = 0; i < fl.size(); ++i) {
@@ -114,7 +120,8 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   } catch (const YAML::ParserException& e) {
     throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
   }
-  rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd"});
+  rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
+                     "load_view", "link_events"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -143,7 +150,7 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   for (std::size_t i = 0; i < ports.size(); ++i) {
     const auto p = ports[i];
     const std::string pp = fmt::format("ports[{}]", i);
-    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m"});
+    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m", "admin"});
     PortSpec ps;
     if (!p["name"]) rd.fail(p, pp + ".name", "missing");
     ps.name = rd.str(p["name"], pp + ".name");
@@ -167,11 +174,37 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     if (auto x = p["speed_gbps"]) ps.egress.speed_gbps = rd.real(x, pp + ".speed_gbps", 0.001, 800);
     if (auto x = p["queues"]) read_queues(rd, x, pp + ".queues", ps.egress);
     if (auto x = p["worker"]) ps.worker = static_cast<int>(rd.integer(x, pp + ".worker", 0, kMaxWorkers - 1));
+    if (auto x = p["admin"]) {
+      const std::string a = rd.str(x, pp + ".admin");
+      if (a != "up" && a != "down") rd.fail(x, pp + ".admin", "expected 'up' or 'down'");
+      ps.admin_up = a == "up";
+    }
     cfg.ports.push_back(std::move(ps));
   }
   if (ethdevs > RTE_MAX_ETHPORTS) rd.fail(ports, "ports", fmt::format("{} ethdev ports; this DPDK allows {}", ethdevs, RTE_MAX_ETHPORTS));
   if (const int i = port_on_missing_worker(cfg); i >= 0)
     rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));
+  // A receiver group shares one single-writer tracker: one worker polls all its ports. The
+  // group's worker is its first pinned port's, else its first port's (port i: worker i %
+  // workers); every member is pinned to it explicitly, and a member pinned elsewhere is refused.
+  {
+    std::map<std::string, std::size_t> group_worker;  // receiver -> the port that decided its worker
+    for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+      const PortSpec& ps = cfg.ports[i];
+      if (ps.kind != PortKind::EmulatedHost || ps.host.receiver.empty() || ps.worker < 0) continue;
+      auto [it, fresh] = group_worker.emplace(ps.host.receiver, i);
+      if (!fresh && cfg.ports[it->second].worker != ps.worker)
+        rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i),
+                fmt::format("worker {}, but receiver '{}' is on worker {} (ports[{}] '{}'): a receiver's ports share one worker",
+                            ps.worker, ps.host.receiver, cfg.ports[it->second].worker, it->second, cfg.ports[it->second].name));
+    }
+    for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+      PortSpec& ps = cfg.ports[i];
+      if (ps.kind != PortKind::EmulatedHost || ps.host.receiver.empty()) continue;
+      const std::size_t d = group_worker.try_emplace(ps.host.receiver, i).first->second;
+      ps.worker = cfg.ports[d].worker >= 0 ? cfg.ports[d].worker : static_cast<int>(d % cfg.workers);
+    }
+  }
   // After the ports: headroom depends on each port's speed and cable length.
   read_lossless(rd, root, cfg);
 
@@ -199,18 +232,12 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     for (std::size_t i = 0; i < gs.size(); ++i) {
       const auto g = gs[i];
       const std::string gp = fmt::format("nexthop_groups[{}]", i);
-      rd.keys(g, gp, {"name", "policy", "table_size", "members"});
+      rd.keys(g, gp, {"name", "policy", "policy_by_tc", "table_size", "members"});
       GroupSpec spec;
       if (!g["name"]) rd.fail(g, gp + ".name", "missing");
       spec.name = rd.str(g["name"], gp + ".name");
-      if (auto x = g["policy"]) {
-        spec.policy = rd.str(x, gp + ".policy");
-        if (RoutingPolicyRegistry::find(spec.policy) < 0) {
-          std::string known;
-          for (auto& e : RoutingPolicyRegistry::all()) known += std::string(known.empty() ? "" : ", ") + std::string(e.name);
-          rd.fail(x, gp + ".policy", fmt::format("unknown routing policy '{}' (known: {})", spec.policy, known));
-        }
-      }
+      if (auto x = g["policy"]) spec.policy = read_policy(rd, x, gp + ".policy");
+      if (auto x = g["policy_by_tc"]) read_policy_by_tc(rd, x, gp + ".policy_by_tc", spec);
       if (auto x = g["table_size"]) {
         spec.table_size = static_cast<uint32_t>(rd.integer(x, gp + ".table_size", 1, 1 << 16));
         if (spec.table_size & (spec.table_size - 1)) rd.fail(x, gp + ".table_size", "must be a power of two");
@@ -218,6 +245,8 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
       if (!g["members"]) rd.fail(g, gp + ".members", "missing");
       rd.seq(g["members"], gp + ".members");
       if (g["members"].size() == 0) rd.fail(g["members"], gp + ".members", "a group needs at least one member");
+      if (g["members"].size() > kMaxGroupMembers)
+        rd.fail(g["members"], gp + ".members", fmt::format("{} members; a group has at most {}", g["members"].size(), kMaxGroupMembers));
       for (std::size_t k = 0; k < g["members"].size(); ++k)
         spec.members.push_back(member(g["members"][k], fmt::format("{}.members[{}]", gp, k)));
       uint32_t total_w = 0;
@@ -228,6 +257,9 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
       cfg.groups.push_back(std::move(spec));
     }
   }
+
+  if (auto x = root["load_view"]) read_load_view(rd, x, cfg.load_view);
+  if (auto x = root["link_events"]) read_link_events(rd, x, port_index, cfg);
 
   if (auto rs_ = root["routes"]) {
     rd.seq(rs_, "routes");

@@ -60,18 +60,15 @@ World::World() : rig(rig_config()) {
   env.hash_seed = 7;
 
   Fib& fib = *rig.fib;
-  const int ecmp = RoutingPolicyRegistry::find("ecmp_hash");
-  if (ecmp < 0) die("routing policy ecmp_hash is not registered");
   for (uint32_t g = 0; g < kGroups; ++g) {
     NextHopGroup grp;
     grp.name = fmt::format("g{}", g);
-    grp.policy = static_cast<uint16_t>(ecmp);
-    grp.inline_member = RoutingPolicyRegistry::all()[static_cast<std::size_t>(ecmp)].table_by_flow_hash;
+    grp.choices = {resolve_policy(PolicySpec{"ecmp", {}}, grp.name)};
     for (uint16_t p = 1; p <= kOutPorts; ++p)
       grp.members.push_back(fib.add_nexthop({p, rte_ether_addr{{0x02, 0xAA, 0, 0, static_cast<uint8_t>(g), static_cast<uint8_t>(p)}}}));
     fib.add_group(std::move(grp));
   }
-  if (!fib.group(0).inline_member) die("ecmp_hash groups should have their member chosen in ipv4_route");
+  if (!fib.group(0).inline_member) die("ecmp groups should have their member chosen in ipv4_route");
   for (uint32_t r = 0; r < kRoutes; ++r) {
     RouteSpec rs;
     rs.addr[0] = 10;
@@ -81,6 +78,7 @@ World::World() : rig(rig_config()) {
     rs.group = r % kGroups;
     fib.add_route(rs);
   }
+  fib.attach_policies(1, 7);
   rig.ctx.fib = rig.fib.get();
   for (uint16_t p = 0; p <= kOutPorts; ++p) rig.port(p).record = false;  // net_null: free and count
 

@@ -5,7 +5,7 @@ set -euo pipefail
 
 RS_PACKAGES=(dpdk dpdk-dev libdpdk-dev rdma-core libibverbs-dev libfmt-dev nlohmann-json3-dev
   libyaml-cpp-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev meson ninja-build pkg-config g++
-  libpcap-dev tshark python3-scapy iproute2 iputils-ping ethtool)
+  libpcap-dev tshark python3-scapy python3-yaml python3-matplotlib iproute2 iputils-ping ethtool)
 
 missing=()
 for p in "${RS_PACKAGES[@]}"; do

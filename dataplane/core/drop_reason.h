@@ -27,6 +27,8 @@ namespace rs {
   X(NoRoute, "no_route")                                                     \
   X(TtlExpired, "ttl_expired")                                               \
   X(BadNextHop, "bad_next_hop")                                              \
+  X(NoLiveMember, "no_live_member")                                          \
+  X(LinkDown, "link_down")                                                   \
   X(TailDropPackets, "tail_drop_packets")                                    \
   X(TailDropBytes, "tail_drop_bytes")                                        \
   X(DynamicThreshold, "dynamic_threshold")                                   \

@@ -56,5 +56,10 @@ inline constexpr std::size_t kMetaStampBytes = 4;
 inline constexpr uint16_t kMbufPrivSize = static_cast<uint16_t>(RTE_CACHE_LINE_ROUNDUP(sizeof(PacketMeta)));
 
 inline PacketMeta& meta(rte_mbuf* m) { return *static_cast<PacketMeta*>(rte_mbuf_to_priv(m)); }
+// The mbuf whose private area holds pm (its inverse).
+inline rte_mbuf* mbuf_of(PacketMeta* pm) { return reinterpret_cast<rte_mbuf*>(reinterpret_cast<char*>(pm) - sizeof(rte_mbuf)); }
+inline const rte_mbuf* mbuf_of(const PacketMeta* pm) {
+  return reinterpret_cast<const rte_mbuf*>(reinterpret_cast<const char*>(pm) - sizeof(rte_mbuf));
+}
 
 }  // namespace rs

@@ -19,8 +19,8 @@ namespace rs {
 class Fib;
 class EgressPort;
 class SharedBuffer;
-class RoutingPolicy;
-struct PortLoad;
+class LoadView;
+struct NexthopCounters;
 
 struct WorkerContext {
   uint16_t worker = 0;
@@ -31,8 +31,8 @@ struct WorkerContext {
   uint64_t now_ns = 0;
   const Fib* fib = nullptr;
   WorkerCounters* counters = nullptr;
-  const PortLoad* load = nullptr;
-  RoutingPolicy* const* policies = nullptr;     // indexed by routing policy id
+  const LoadView* load = nullptr;               // egress load and link state, for routing
+  NexthopCounters* nexthop_counters = nullptr;  // per next hop (group member): packets, bytes
   const rte_ether_addr* port_mac = nullptr;     // indexed by port id
   const uint8_t* port_owner = nullptr;          // port id -> worker owning its egress
   uint16_t num_ports = 0;

@@ -7,6 +7,12 @@
 
 namespace rs {
 
+// What a worker sent to each next hop (a group member): counted where the packet is rewritten
+// for it, so a member's share is visible whatever happens to the packet in the queues.
+struct NexthopCounters {
+  Counter pkts, bytes;
+};
+
 struct alignas(64) WorkerCounters {
   Counter port_rx_pkts[kMaxPorts];
   Counter port_rx_bytes[kMaxPorts];

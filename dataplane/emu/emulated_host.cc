@@ -4,6 +4,8 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include <arpa/inet.h>
+
 #include <cstring>
 #include <stdexcept>
 
@@ -17,11 +19,37 @@ constexpr uint32_t kBth = 12;
 constexpr uint32_t kIcrc = 4;
 constexpr uint32_t kL3Off = sizeof(rte_ether_hdr);
 constexpr uint32_t kBthOff = kL3Off + sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr);
+
+// Extended transport headers after the BTH, by the low 5 bits of an RC/UC/RD/XRC opcode
+// (IBTA vol. 1, 9.2): ImmDt 4, RETH 16, AETH 4, AtomicETH 28, AtomicAckETH 8, IETH 4.
+constexpr uint8_t kExtLen[32] = {0, 0, 0, 4, 0, 4, 16, 0, 0, 4, 16, 20, 16, 4, 0, 4,
+                                 4, 4, 12, 28, 28, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0};
+
+// The message payload a RoCE packet carries, from its UDP length: what goodput counts.
+uint32_t roce_payload(const uint8_t* bth, uint32_t udp_len) {
+  const uint8_t op = bth[0];
+  uint32_t ext = kExtLen[op & 31];
+  switch (op >> 5) {
+    case 2: ext += 12; break;                           // RD: RDETH + DETH
+    case 3: ext = 8 + ((op & 31) == 5 ? 4 : 0); break;  // UD: DETH (+ ImmDt)
+    case 5: ext += 4; break;                            // XRC: XRCETH
+    default: break;
+  }
+  const uint32_t hdrs = sizeof(rte_udp_hdr) + kBth + ext + ((bth[1] >> 4) & 3) + kIcrc;
+  return udp_len > hdrs ? udp_len - hdrs : 0;
+}
+
+std::string ipv4_text(uint32_t net_order) {
+  char buf[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &net_order, buf, sizeof buf);
+  return buf;
+}
 }  // namespace
 
 EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool,
-                           uint64_t now_ns)
-    : spec_(spec), pool_(pool), link_gbps_(link_gbps) {
+                           uint64_t now_ns, const EmulatedHost* receiver_leader)
+    : spec_(spec), pool_(pool), link_gbps_(link_gbps), leader_(receiver_leader) {
+  rx_ = leader_ ? leader_->rx_ : std::make_shared<RxTracker>(spec.rx_flow_capacity);
   link_.configure(link_gbps, now_ns);
   for (std::size_t i = 0; i < spec.flows.size(); ++i) {
     Flow& f = flows_.emplace_back();
@@ -145,6 +173,7 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     link_.consume(m->pkt_len);
     f.poll_bytes += wire_bytes(m->pkt_len);
     f.sent.inc();
+    f.bytes.add(m->pkt_len);
     tx_bytes_.add(m->pkt_len);
     pkts[got++] = m;
   }
@@ -185,7 +214,15 @@ uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
       if (ip->version_ihl == 0x45 && ip->next_proto_id == IPPROTO_UDP && rte_be_to_cpu_16(udp->dst_port) == kRocePort) {
         rx_roce_.inc();
         const uint32_t ip_len = rte_be_to_cpu_16(ip->total_length);
-        if (kL3Off + ip_len > m->data_len || !roce_icrc_ok(p + kL3Off, ip_len, false)) icrc_bad_.inc();
+        const uint32_t udp_len = rte_be_to_cpu_16(udp->dgram_len);
+        if (kL3Off + ip_len > m->data_len || !roce_icrc_ok(p + kL3Off, ip_len, false)) {
+          icrc_bad_.inc();
+        } else if (const uint8_t* bth = p + kBthOff; (bth[0] >> 5) != 4 && udp_len + sizeof(rte_ipv4_hdr) <= ip_len) {
+          // A NIC delivers what passed the ICRC; CNPs (opcode 0x80..0x9F) are not data.
+          rx_->on_packet(ip->src_addr, uint32_t{bth[5]} << 16 | uint32_t{bth[6]} << 8 | bth[7],
+                         uint32_t{bth[9]} << 16 | uint32_t{bth[10]} << 8 | bth[11], roce_payload(bth, udp_len),
+                         m->pkt_len, now_ns);
+        }
         if ((ip->type_of_service & 3) == 3) rx_ce_.inc();
       }
     }
@@ -210,7 +247,24 @@ void EmulatedHost::stats(nlohmann::json& j) const {
   auto& fl = h["flows"];
   fl = nlohmann::json::array();
   for (auto& f : flows_)
-    fl.push_back({{"qp", f.spec.qp}, {"rate_gbps", f.spec.rate_gbps}, {"priority", f.spec.priority}, {"sent", f.sent.get()}});
+    fl.push_back({{"qp", f.spec.qp}, {"rate_gbps", f.spec.rate_gbps}, {"priority", f.spec.priority}, {"sent", f.sent.get()},
+                  {"dst", ipv4_text(f.spec.dst_ip)}, {"tx_bytes", f.bytes.get()}});
+  // Received flows: a receiver group's leader reports them all, the other ports point to it.
+  if (!spec_.receiver.empty()) h["receiver"] = spec_.receiver;
+  if (leader_) {
+    h["rx_flows_in"] = leader_->name;
+    return;
+  }
+  auto& rf = h["rx_flows"];
+  rf = nlohmann::json::array();
+  rx_->for_each([&](const RxFlowStats& s) {
+    const uint64_t span = s.last_ns - s.first_ns;
+    rf.push_back({{"src", ipv4_text(s.src_ip)}, {"qp", s.qp}, {"packets", s.packets}, {"bytes", s.bytes},
+                  {"frame_bytes", s.frame_bytes}, {"out_of_order", s.out_of_order}, {"late", s.late},
+                  {"missing", s.missing},
+                  {"goodput_gbps", span ? static_cast<double>(s.bytes) * 8.0 / static_cast<double>(span) : 0.0}});
+  });
+  h["rx_flows_untracked"] = rx_->untracked();
 }
 
 }  // namespace rs

@@ -1,15 +1,29 @@
 // An in-process RoCE host on a switch port: it sends RoCEv2 flows (valid ICRC, one QP each)
 // at configured rates, limited by its own link, and counts and checks what the switch sends
-// it. No ethdev, no NIC, no files: the embedded demo and the tests run on it.
+// it: per received flow (source IP, destination QP) packets, payload bytes, and the PSN
+// sequence's reordering and loss (rx_tracker.h has the definitions). No ethdev, no NIC, no
+// files: the embedded demo and the tests run on it.
+//
+// Receiver groups: hosts whose spec names the same `receiver` are one remote host reached over
+// several links (a flow sprayed over 8 uplinks arrives on 8 ports and is reassembled there).
+// They share one RxTracker, created by the group's first port (its leader) and handed to the
+// others at construction. The tracker has one writer, so every port of a group must be polled
+// by the same worker (the config loader pins them; Switch refuses a config that does not).
+// Stats: the leader reports the group's rx_flows; the others report "rx_flows_in": the
+// leader's port name instead, so no flow is counted twice. Every port keeps its own link-level
+// counters (rx_packets, rx_bytes, rx_roce, ...).
 #pragma once
 #include <rte_mempool.h>
 
 #include <cstdint>
 #include <array>
 #include <deque>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "dataplane/core/counter.h"
+#include "dataplane/emu/rx_tracker.h"
 #include "dataplane/ports/port.h"
 #include "dataplane/tm/queue/shaper.h"
 
@@ -42,12 +56,17 @@ struct HostSpec {
   rte_ether_addr mac{};
   std::vector<HostFlowSpec> flows;
   HostPfcStorm storm;
+  std::string receiver;  // receiver group name; empty: the host is its own receiver
+  uint32_t rx_flow_capacity = RxTracker::kDefaultCapacity;  // flows tracked (the leader's counts)
 };
 
 class EmulatedHost final : public Port {
  public:
   // `switch_mac` is the MAC of the switch port the host is cabled to (its gateway).
-  EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool, uint64_t now_ns);
+  // `receiver_leader`: the first host of this host's receiver group, whose tracker it shares
+  // (nullptr: this host creates its own and leads its group, if it has one).
+  EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool, uint64_t now_ns,
+               const EmulatedHost* receiver_leader = nullptr);
 
   uint16_t rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;  // host -> switch
   uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;  // switch -> host
@@ -62,6 +81,10 @@ class EmulatedHost final : public Port {
   uint64_t storm_frames() const { return storm_sent_.get(); }
   // PFC from the switch stops this host's flows of that priority until the time runs out.
   bool paused(int priority, uint64_t now_ns) const { return now_ns < pause_until_[priority & 7]; }
+  // The received flows (shared by a receiver group; read from any thread).
+  const RxTracker& rx_tracker() const { return *rx_; }
+  const std::string& receiver() const { return spec_.receiver; }
+  bool receiver_leader() const { return leader_ == nullptr; }
 
  private:
   struct Flow {
@@ -69,7 +92,7 @@ class EmulatedHost final : public Port {
     std::vector<uint8_t> tmpl;  // whole frame, PSN and ICRC patched per packet
     uint32_t psn = 0;
     Shaper rate;
-    Counter sent;
+    Counter sent, bytes;  // packets and frame bytes
     uint64_t poll_bytes = 0;  // sent at poll_ns_: bounded by the flow's bucket (rx_burst)
   };
   rte_mbuf* build(Flow& f);
@@ -91,6 +114,8 @@ class EmulatedHost final : public Port {
   double link_gbps_ = 1;
   std::array<uint64_t, 8> pause_until_{};
   uint64_t next_storm_ns_ = 0;
+  std::shared_ptr<RxTracker> rx_;  // shared by a receiver group
+  const EmulatedHost* leader_ = nullptr;  // the group's first host, when that is not this one
 };
 
 }  // namespace rs

@@ -73,3 +73,15 @@ void EthdevPort::stats(nlohmann::json& j) const {
 }
 
 }  // namespace rs
+
+namespace rs {
+
+bool EthdevPort::carrier() const {
+  if (!started_) return false;
+  rte_eth_link link{};
+  // nowait: the monitor runs every millisecond and must not block on a PHY negotiation.
+  if (rte_eth_link_get_nowait(port_id_, &link) != 0) return true;  // no link status: assume up
+  return link.link_status == RTE_ETH_LINK_UP;
+}
+
+}  // namespace rs

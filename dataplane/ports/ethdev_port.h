@@ -19,6 +19,7 @@ class EthdevPort final : public Port {
   const char* kind() const override { return "ethdev"; }
   void stop() override;
   void stats(nlohmann::json& j) const override;
+  bool carrier() const override;
   uint16_t port_id() const { return port_id_; }
 
  private:

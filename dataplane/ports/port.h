@@ -23,6 +23,9 @@ class Port {
   virtual uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) = 0;
   virtual const char* kind() const = 0;
   virtual void stop() {}
+  // Whether the link has carrier (an ethdev's link status; emulated links are always up unless
+  // the config cuts them). Read by the switch's link monitor, never by a worker.
+  virtual bool carrier() const { return true; }
   // Port-kind specific figures for the stats file (emulated host flows, ethdev xstats...).
   virtual void stats(nlohmann::json&) const {}
 

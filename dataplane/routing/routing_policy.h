@@ -1,69 +1,164 @@
-// The contract a routing policy implements: pick one next hop of a group for each packet of a
-// burst. A policy is one file plus REGISTER_ROUTING_POLICY; each worker owns its own instance,
-// so policy state (flowlet tables, last-best member) needs no locks. The nexthop_select stage
-// is the one caller: once per policy per burst, with that policy's packets in arrival order.
+// The contract a routing policy implements: choose one member of a next-hop group for each
+// packet of a burst. A policy is one file under dataplane/routing/policies/ plus one line,
+// REGISTER_ROUTING_POLICY(Type, "name"); a config names it per group (and optionally per
+// traffic class). docs/routing-policies.md walks through writing one.
+//
+// Each worker owns one instance per (group, policy choice), made when the group is built and
+// carried with the FIB snapshot it belongs to (Fib::policies): the instance's members are its
+// per-group state, and only its worker ever touches it, so it needs no lock. The
+// nexthop_select stage is the one caller: per burst, once per instance present, with that
+// instance's packets in arrival order.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
+
 #include "dataplane/core/counter.h"
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/core/rng.h"
 #include "dataplane/core/types.h"
-#include "dataplane/tables/fib.h"
+#include "dataplane/routing/policy_params.h"
+#include "dataplane/tm/queue/load_view.h"
 
 namespace rs {
 
-// Read-only view of egress occupancy for adaptive policies; written by the egress owners.
-struct PortLoad {
-  Counter queued_bytes[kMaxPorts];
+inline constexpr std::size_t kMaxGroupMembers = 64;  // a member set is one 64-bit word
+inline constexpr std::size_t kMaxPolicyCounters = 4;
+
+// What a policy knows of its group, copied when the instance is made.
+struct PolicyGroup {
+  uint32_t id = 0;
+  std::vector<uint32_t> nexthop;  // member -> next-hop index in the FIB
+  std::vector<uint16_t> port;     // member -> egress port
+  std::vector<uint16_t> slot;     // redirection table: hash slot -> member (weights by replication)
+  uint32_t mask = 0;              // slot.size() - 1 (a power of two)
+  uint16_t size() const { return static_cast<uint16_t>(nexthop.size()); }
+};
+
+struct PolicyInit {
+  const PolicyGroup& group;
+  const ParamValues& params;  // checked against the policy's kParams by the config loader
+  uint64_t seed;              // distinct per (worker, group, class): runs repeat for a seed
+  uint16_t worker;
+};
+
+// What one select() call sees besides the packets.
+struct SelectEnv {
+  const LoadView& load;
+  uint64_t now_ns;
+  uint64_t up;  // bit m set: member m's port is up. Never 0 (the caller drops those packets).
 };
 
 class RoutingPolicy {
  public:
+  explicit RoutingPolicy(const PolicyInit& in) : rng_(in.seed), g_(in.group) {}
   virtual ~RoutingPolicy() = default;
-  // For each of the n packets (each of a group using this policy), a next-hop index
-  // (Fib::nexthops, normally one of its group's members) into nh[i]. No allocation, lock or
-  // syscall: it runs on a worker for every burst.
-  virtual void select_burst(PacketMeta* const* m, uint16_t n, const Fib& fib, const PortLoad& load, uint64_t now_ns,
-                            uint32_t* nh) = 0;
+  RoutingPolicy(const RoutingPolicy&) = delete;
+  RoutingPolicy& operator=(const RoutingPolicy&) = delete;
+
+  // For each of the n packets (of this instance's group and class, in arrival order), a
+  // member index into member[i], among those set in env.up. No allocation, lock or syscall:
+  // it runs on a worker for every burst.
+  virtual void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) = 0;
+
+  const PolicyGroup& group() const { return g_; }
+  // The policy's own counters, named by its kCounters (collisions, steered packets...).
+  std::array<Counter, kMaxPolicyCounters> counters{};
+
+ protected:
+  uint16_t members() const { return g_.size(); }
+  uint16_t port_of(uint16_t m) const { return g_.port[m]; }
+  // Bytes queued on member m's port in the packet's own egress queue (its class's load).
+  uint64_t queue_bytes(const SelectEnv& e, uint16_t m, const PacketMeta& pm) const {
+    return e.load.queue_bytes(g_.port[m], pm.queue);
+  }
+  uint8_t quality(const SelectEnv& e, uint16_t m) const { return e.load.quality(g_.port[m]); }
+  // A uniformly random member among those set in `set` (not 0).
+  uint16_t random_member(uint64_t set) {
+    const unsigned k = static_cast<unsigned>(__builtin_popcountll(set));
+    return nth_member(set, static_cast<unsigned>((uint64_t{rng_.next()} * k) >> 32));
+  }
+  static uint16_t nth_member(uint64_t set, unsigned i) {
+#ifdef __BMI2__
+    // One deposit instead of a loop whose trip count the branch predictor cannot learn.
+    return static_cast<uint16_t>(__builtin_ctzll(_pdep_u64(uint64_t{1} << i, set)));
+#else
+    for (; i; --i) set &= set - 1;
+    return static_cast<uint16_t>(__builtin_ctzll(set));
+#endif
+  }
+  // The members of best quality band among `set` (not 0).
+  uint64_t best_band(const SelectEnv& e, uint64_t set) const {
+    uint64_t best = 0;
+    int band = -1;
+    for (uint64_t s = set; s; s &= s - 1) {
+      const uint16_t m = static_cast<uint16_t>(__builtin_ctzll(s));
+      const int q = quality(e, m);
+      if (q > band) band = q, best = 0;
+      if (q == band) best |= uint64_t{1} << m;
+    }
+    return best;
+  }
+  // Resilient hashing: the redirection table's member for `hash`; when that member is down,
+  // a live member picked by the hash, so only the dead member's flows move.
+  uint16_t hashed_member(uint32_t hash, uint64_t up) const {
+    const uint16_t m = g_.slot[hash & g_.mask];
+    if ((up >> m) & 1) [[likely]]
+      return m;
+    const unsigned k = static_cast<unsigned>(__builtin_popcountll(up));
+    return nth_member(up, static_cast<unsigned>((uint64_t{hash * 0x9e3779b1u} * k) >> 32));
+  }
+
+  FastRng rng_;
+
+ private:
+  PolicyGroup g_;
 };
 
-using RoutingPolicyFactory = std::unique_ptr<RoutingPolicy> (*)(uint32_t seed);
+using RoutingPolicyFactory = std::unique_ptr<RoutingPolicy> (*)(const PolicyInit&);
 
 struct RoutingPolicyEntry {
   std::string_view name;
+  std::string_view summary;  // one line: what it does and where it comes from
+  std::span<const ParamSpec> params;
+  std::span<const std::string_view> counters;
   RoutingPolicyFactory make;
-  // The policy's choice is always the group's redirection table at the packet's flow hash (a
-  // policy says so with `static constexpr bool kTableByFlowHash = true`): the route stages
-  // choose its groups' members inline, and call select_burst for them only in their general
-  // form (pipelines/l3_roce_general.yaml), which must answer the same.
-  bool table_by_flow_hash = false;
+  // With these parameters, is the choice always the redirection table's slot at the packet's
+  // flow hash (while every member is up)? Then the route stages choose the member inline
+  // (grout's reta[hash & mask]) and call the policy only for packets whose member is down.
+  bool (*table_by_flow_hash)(const ParamValues&) = nullptr;
 };
 
 class RoutingPolicyRegistry {
  public:
   static std::vector<RoutingPolicyEntry>& all();
   static int find(std::string_view name);  // -1 when unknown
+  static const RoutingPolicyEntry& at(std::size_t id) { return all()[id]; }
   static bool add(RoutingPolicyEntry e);
+  static std::string names();  // "a, b, c" for error messages
 };
 
-// A group's policy is a registry id; whether its member is chosen inline follows from it.
-inline void use_policy(NextHopGroup& g, int id) {
-  g.policy = static_cast<uint16_t>(id);
-  g.inline_member = RoutingPolicyRegistry::all()[static_cast<std::size_t>(id)].table_by_flow_hash;
-}
-
 template <typename T>
-constexpr bool table_by_flow_hash() {
-  if constexpr (requires { T::kTableByFlowHash; }) return T::kTableByFlowHash;
-  return false;
+RoutingPolicyEntry routing_policy_entry(std::string_view name) {
+  static_assert(T::kParams.size() <= kMaxPolicyParams, "too many parameters");
+  static_assert(T::kCounters.size() <= kMaxPolicyCounters, "too many counters");
+  RoutingPolicyEntry e{name, T::kSummary, T::kParams, T::kCounters,
+                       [](const PolicyInit& in) -> std::unique_ptr<RoutingPolicy> { return std::make_unique<T>(in); }};
+  if constexpr (requires(const ParamValues& p) { T::table_by_flow_hash(p); }) e.table_by_flow_hash = &T::table_by_flow_hash;
+  return e;
 }
 
-#define REGISTER_ROUTING_POLICY(Type, name_str)                                                          \
-  static const bool rs_routing_policy_registered_##Type = ::rs::RoutingPolicyRegistry::add(             \
-      {name_str, [](uint32_t seed) -> std::unique_ptr<::rs::RoutingPolicy> { return std::make_unique<Type>(seed); }, \
-       ::rs::table_by_flow_hash<Type>()})
+// A policy type T declares kSummary, kParams (std::array<ParamSpec, N>), kCounters
+// (std::array<std::string_view, M>), a constructor from PolicyInit and select(); optionally
+// `static bool table_by_flow_hash(const ParamValues&)`.
+#define REGISTER_ROUTING_POLICY(Type, name_str) \
+  static const bool rs_routing_policy_registered_##Type = ::rs::RoutingPolicyRegistry::add(::rs::routing_policy_entry<Type>(name_str))
 
 }  // namespace rs

@@ -14,6 +14,7 @@
 #include "dataplane/core/step_stage.h"
 #include "dataplane/stages/parse.h"
 #include "dataplane/tables/fib.h"
+#include "dataplane/tm/queue/load_view.h"
 
 namespace rs {
 
@@ -35,9 +36,11 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
   enum Next : uint8_t { Rewrite, Select };
   static constexpr std::array<std::string_view, 2> kNext = {"rewrite", "select"};
   static constexpr uint8_t kChainEdge = Rewrite;
-  enum Ctr : uint8_t { Hit, Miss, TtlExpired, Inline, ToSelect, BadNexthop };
-  static constexpr std::array<std::string_view, 6> kCounters = {
-      "hit", "miss", kIpv6 ? "hop_limit_expired" : "ttl_expired", "member_inline", "to_select", "bad_nexthop"};
+  enum Ctr : uint8_t { Hit, Miss, TtlExpired, Inline, ToSelect, BadNexthop, MemberDown };
+  // member_down: packets whose table member's port was down, left to their policy (counted in
+  // to_select too).
+  static constexpr std::array<std::string_view, 7> kCounters = {
+      "hit", "miss", kIpv6 ? "hop_limit_expired" : "ttl_expired", "member_inline", "to_select", "bad_nexthop", "member_down"};
 
   explicit IpRoute(const StageEnv&) {}
 
@@ -47,11 +50,12 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
     const NextHop* nexthops;
     uint32_t num_nexthops;
     uint16_t num_ports;
-    uint32_t miss = 0, ttl = 0, to_select = 0, bad = 0;
+    uint64_t up;  // link state, one bit a port (LoadView)
+    uint32_t miss = 0, ttl = 0, to_select = 0, bad = 0, down = 0;
   };
   Pass begin(const WorkerContext& ctx) const {
     return Pass{ctx.fib, ctx.fib->group_table(), ctx.fib->nexthop_table(), static_cast<uint32_t>(ctx.fib->num_nexthops()),
-                ctx.num_ports};
+                ctx.num_ports, ctx.load->up_mask()};
   }
   template <bool kTrace>
   [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
@@ -79,6 +83,11 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
           pm.drop_reason = DropReason::BadNextHop;
           e = kNextDrop;
           ++t.bad;
+        } else if (!((t.up >> port) & 1)) [[unlikely]] {
+          // Fast failover: the policy chooses among the live members (no control-plane trip).
+          e = Select;
+          ++t.to_select;
+          ++t.down;
         } else {
           pm.nexthop = nh;
           pm.out_port = port;
@@ -94,7 +103,7 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
   }
   void publish_tally(const Pass& t, uint16_t n, Counter* ctr) const {
     const uint32_t routed = n - t.miss - t.ttl;
-    const uint32_t v[kCounters.size()] = {routed, t.miss, t.ttl, routed - t.to_select - t.bad, t.to_select, t.bad};
+    const uint32_t v[kCounters.size()] = {routed, t.miss, t.ttl, routed - t.to_select - t.bad, t.to_select, t.bad, t.down};
     add_tallies(ctr, v);
   }
   static uint8_t whole(const Pass& t, uint16_t n) {

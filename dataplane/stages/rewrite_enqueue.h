@@ -20,15 +20,21 @@ class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
   struct Pass {
     const NextHop* nexthops;
     const rte_ether_addr* port_mac;
+    NexthopCounters* per_nexthop;
     EnqueueTables q;
     uint32_t ipv6 = 0, handoff = 0;  // the rare cases (parse.h's Tally says why)
   };
-  Pass begin(const WorkerContext& ctx) const { return Pass{ctx.fib->nexthop_table(), ctx.port_mac, EnqueueTables(ctx)}; }
+  Pass begin(const WorkerContext& ctx) const {
+    return Pass{ctx.fib->nexthop_table(), ctx.port_mac, ctx.nexthop_counters, EnqueueTables(ctx)};
+  }
   template <bool kTrace>
   [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
     const uint16_t port = pm.out_port;
     Traced before{};
     if constexpr (kTrace) before = trace_before(m, pm, ctx);  // the enqueue may free the packet
+    NexthopCounters& member = t.per_nexthop[pm.nexthop];  // the FIB holds at most kMaxNexthops
+    member.pkts.inc();
+    member.bytes.add(m->pkt_len);
     if (!rewrite_frame(m, pm, t.nexthops, t.port_mac)) [[unlikely]]
       ++t.ipv6;
     const Enqueued where = enqueue_packet(m, port, t.q, ctx);

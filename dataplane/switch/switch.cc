@@ -12,6 +12,7 @@
 #include "dataplane/core/mbuf_pool.h"
 #include "dataplane/core/object_name.h"
 #include "dataplane/ports/ethdev_port.h"
+#include "dataplane/routing/policy_set.h"
 #include "pipelines_embedded.h"
 
 namespace rs {
@@ -19,6 +20,15 @@ namespace rs {
 Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   if (cfg.ports.size() > kMaxPorts) throw std::runtime_error("too many ports");
   if (cfg.workers == 0 || cfg.workers > kMaxWorkers) throw std::runtime_error("bad worker count");
+  start_ns_ = now_ns;
+  for (const LinkEvent& ev : cfg.link_events)
+    if (ev.port >= cfg.ports.size()) throw std::runtime_error(fmt::format("link event on port {}: the switch has {} ports", ev.port, cfg.ports.size()));
+  std::stable_sort(cfg_.link_events.begin(), cfg_.link_events.end(), [](auto& a, auto& b) { return a.at_ns < b.at_ns; });
+  load_.configure(cfg.load_view);
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+    admin_up_[i] = cfg.ports[i].admin_up;
+    load_.set_link(static_cast<uint16_t>(i), admin_up_[i]);
+  }
   PipelineSpec spec = parse_pipeline(cfg.pipeline_text.empty() ? std::string(kPipelineL3Roce) : cfg.pipeline_text,
                                      cfg.pipeline_text.empty() ? "pipelines/l3_roce.yaml" : cfg.pipeline_source);
   // Per-lcore caches as large as DPDK allows, so a poll's worth of packets (kRxBurstsPerPoll
@@ -49,7 +59,17 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
         HostSpec hs = ps.host;
         for (auto& f : hs.flows)
           if (f.priority < 0) f.priority = static_cast<int8_t>(cfg.mmu.tc_to_pg[cfg.qos.dscp_to_tc[f.dscp & 63] & 7]);
-        p = std::make_unique<EmulatedHost>(hs, ps.mac, ps.egress.speed_gbps, pool_, now_ns);
+        // A receiver group's ports share the first one's flow tracker, which has one writer:
+        // the worker that owns them all (the loader pins them; a hand-built config may not).
+        const EmulatedHost* leader = nullptr;
+        for (std::size_t j = 0; j < i && !leader && !hs.receiver.empty(); ++j)
+          if (cfg.ports[j].kind == PortKind::EmulatedHost && cfg.ports[j].host.receiver == hs.receiver) {
+            leader = static_cast<const EmulatedHost*>(ports_[j].get());
+            if ((ps.worker >= 0 ? ps.worker : static_cast<int>(i)) % cfg.workers != port_owner_[j])
+              throw std::runtime_error(fmt::format("port {}: receiver '{}' spans workers (port {} is on worker {})", ps.name,
+                                                   hs.receiver, cfg.ports[j].name, port_owner_[j]));
+          }
+        p = std::make_unique<EmulatedHost>(hs, ps.mac, ps.egress.speed_gbps, pool_, now_ns, leader);
       }
       p->name = ps.name;
       p->mac = ps.mac;
@@ -201,6 +221,40 @@ uint64_t Switch::lossless_drops() const {
         if (static_cast<DropReason>(r) != DropReason::Shutdown) n += c.drops[r].get();
     }
   return n;
+}
+
+void Switch::poll_links(uint64_t now_ns) {
+  const auto& ev = cfg_.link_events;
+  for (; next_event_ < ev.size() && now_ns >= start_ns_ + ev[next_event_].at_ns; ++next_event_)
+    admin_up_[ev[next_event_].port] = ev[next_event_].up;
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    const auto port = static_cast<uint16_t>(p);
+    const bool up = admin_up_[p] && ports_[p]->carrier();
+    if (up == load_.link_up(port)) continue;
+    if (!up) link_down_events_[p].inc();
+    load_.set_link(port, up);
+  }
+}
+
+uint64_t Switch::nexthop_packets(uint32_t nh) const {
+  uint64_t s = 0;
+  for (auto& w : workers_) s += w->nexthop_counters[nh].pkts.get();
+  return s;
+}
+
+uint64_t Switch::nexthop_bytes(uint32_t nh) const {
+  uint64_t s = 0;
+  for (auto& w : workers_) s += w->nexthop_counters[nh].bytes.get();
+  return s;
+}
+
+uint64_t Switch::policy_counter(uint32_t group, uint8_t choice, std::size_t k) const {
+  uint64_t s = 0;
+  const Fib& f = fib();
+  for (uint16_t w = 0; w < workers_.size(); ++w)
+    for (auto& in : f.policies(w).instances())
+      if (in.group == group && in.choice == choice) s += in.policy->counters[k].get();
+  return s;
 }
 
 SwitchTotals Switch::totals() const {

@@ -38,8 +38,14 @@ class Switch {
 
   void poll(uint16_t worker, uint64_t now_ns) { workers_[worker]->poll(now_ns); }
   void poll_all(uint64_t now_ns) {
+    poll_links(now_ns);
     for (auto& w : workers_) w->poll(now_ns);
   }
+  // The link monitor: applies the scheduled link events due by now and reads each port's
+  // carrier, then publishes link state in the load view, which every worker reads on its next
+  // poll (fast failover, no table rebuilt). Called from one control thread (main's loop, or
+  // poll_all when stepped).
+  void poll_links(uint64_t now_ns);
   // After the workers stopped: drain the handoff rings into the queues, then count whatever is
   // still queued as dropped (reason shutdown_flush) so the books balance.
   void shutdown(uint64_t now_ns);
@@ -68,6 +74,13 @@ class Switch {
   const Worker& worker(uint16_t w) const { return *workers_[w]; }
   const Pipeline& pipeline(uint16_t worker) const { return workers_[worker]->pipeline; }
   const Fib& fib() const { return *fib_.load(); }
+  const LoadView& load() const { return load_; }
+  uint64_t link_down_events(std::size_t port) const { return link_down_events_[port].get(); }
+  // Summed over the workers: what was sent to a next hop (a group member).
+  uint64_t nexthop_packets(uint32_t nh) const;
+  uint64_t nexthop_bytes(uint32_t nh) const;
+  // A group's policy counter (choice c, counter k), summed over the workers' instances.
+  uint64_t policy_counter(uint32_t group, uint8_t choice, std::size_t k) const;
   rte_mempool* pool() const { return pool_; }
   const SwitchConfig& config() const { return cfg_; }
   uint64_t rx_packets(std::size_t port) const;
@@ -87,7 +100,11 @@ class Switch {
   std::vector<rte_ring*> rings_;
   rte_ether_addr port_mac_[kMaxPorts]{};
   uint8_t port_owner_[kMaxPorts]{};
-  PortLoad load_;
+  LoadView load_;
+  uint64_t start_ns_ = 0;
+  std::size_t next_event_ = 0;       // cfg_.link_events before it have been applied
+  bool admin_up_[kMaxPorts]{};       // config and scheduled events
+  Counter link_down_events_[kMaxPorts];
   rte_rcu_qsbr* qsbr_ = nullptr;
   RcuSnapshot<Fib> fib_;
 };

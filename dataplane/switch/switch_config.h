@@ -3,12 +3,16 @@
 #pragma once
 #include <rte_ether.h>
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "dataplane/emu/emulated_host.h"
 #include "dataplane/tm/buffer/mmu_config.h"
+#include "dataplane/tm/queue/load_view.h"
 #include "dataplane/tm/queue/queue_config.h"
 #include "dataplane/tables/fib.h"
 #include "dataplane/tables/qos_maps.h"
@@ -26,6 +30,7 @@ struct PortSpec {
   HostSpec host;        // for emulated hosts
   PortLosslessConfig lossless;  // PGs, headroom, WRED/ECN per queue, PFC quanta
   int worker = -1;      // -1: spread round robin
+  bool admin_up = true; // `admin: down` keeps the link down from the start
 };
 
 struct GroupMemberSpec {
@@ -34,11 +39,25 @@ struct GroupMemberSpec {
   uint32_t weight = 1;
 };
 
+// A routing policy by name, with the parameters given (the rest take the policy's defaults).
+struct PolicySpec {
+  std::string name = "ecmp";
+  std::vector<std::pair<std::string, double>> params;
+};
+
 struct GroupSpec {
   std::string name;
-  std::string policy = "ecmp_hash";
+  PolicySpec policy;
+  std::array<std::optional<PolicySpec>, 8> policy_by_tc;  // a class's own policy, if any
   uint32_t table_size = 64;
   std::vector<GroupMemberSpec> members;
+};
+
+// A scheduled link change (an emulated cable cut, a maintenance window): `at_ns` after start.
+struct LinkEvent {
+  uint16_t port = 0;
+  uint64_t at_ns = 0;
+  bool up = false;
 };
 
 struct SwitchConfig {
@@ -53,6 +72,8 @@ struct SwitchConfig {
   std::vector<PortSpec> ports;
   std::vector<GroupSpec> groups;
   std::vector<RouteSpec> routes;  // RouteSpec::group indexes `groups`
+  std::vector<LinkEvent> link_events;  // sorted by at_ns
+  LoadViewConfig load_view;
   double duration_s = 0;          // demo runs set one; 0 = until signalled
 };
 
@@ -66,5 +87,8 @@ inline int port_on_missing_worker(const SwitchConfig& cfg) {
 
 // Builds the FIB (next hops, groups with their redirection tables, routes). Throws on error.
 std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg);
+// A policy spec as the FIB holds it: registry id and every parameter's value. Throws with
+// `where` and the reason (unknown policy or parameter, value out of range).
+PolicyChoice resolve_policy(const PolicySpec& spec, const std::string& where);
 
 }  // namespace rs

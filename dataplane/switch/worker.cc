@@ -3,17 +3,17 @@
 #include <rte_rcu_qsbr.h>
 
 #include "dataplane/ports/port.h"
+#include "dataplane/tm/queue/load_view.h"
 #include "dataplane/tm/queue/egress_port.h"
 
 namespace rs {
 
 Worker::Worker(uint16_t id_, const PipelineSpec& spec, const StageEnv& env, uint32_t seed)
     : id(id_), pipeline(spec, env) {
-  for (auto& p : RoutingPolicyRegistry::all()) policies.push_back(p.make(seed + id_));
-  for (auto& p : policies) policy_ptrs.push_back(p.get());
+  nexthop_counters = std::make_unique<NexthopCounters[]>(kMaxNexthops);
   ctx.worker = id;
   ctx.counters = &counters;
-  ctx.policies = policy_ptrs.data();
+  ctx.nexthop_counters = nexthop_counters.get();
   ctx.egress = egress_by_port;
   ctx.handoff = handoff_;
   ctx.tracer = &tracer;
@@ -44,7 +44,18 @@ void Worker::poll(uint64_t now_ns) {
   ctx.fib = fib->load();
   counters.loops.inc();
   Burst b;
+  const uint64_t up = ctx.load ? ctx.load->up_mask() : ~uint64_t{0};
   for (Port* port : rx_ports) {
+    if (!((up >> (port->id & 63)) & 1)) [[unlikely]] {
+      // A link that is down receives nothing: what its port still delivers is lost with it.
+      const uint16_t n = port->rx_burst(b.pkts, kBurst, now_ns);
+      counters.port_rx_pkts[port->id].add(n);
+      for (uint16_t i = 0; i < n; ++i) {
+        counters.port_rx_bytes[port->id].add(b.pkts[i]->pkt_len);
+        ctx.drop(b.pkts[i], DropReason::LinkDown, port->id);
+      }
+      continue;
+    }
     // A busy port gets a few bursts per loop (as l3fwd drains its rx ring), so each egress
     // transmit below sends more than a handful of packets per call.
     for (int k = 0; k < kRxBurstsPerPoll; ++k) {

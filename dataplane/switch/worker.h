@@ -11,7 +11,7 @@
 #include "dataplane/core/rcu_snapshot.h"
 #include "dataplane/core/trace.h"
 #include "dataplane/core/worker_context.h"
-#include "dataplane/routing/routing_policy.h"
+#include "dataplane/tables/fib.h"
 
 struct rte_rcu_qsbr;
 
@@ -42,8 +42,7 @@ class Worker {
   Tracer tracer;  // configured by the control side between runs (Switch::set_trace)
   WorkerContext ctx;
   Pipeline pipeline;
-  std::vector<std::unique_ptr<RoutingPolicy>> policies;
-  std::vector<RoutingPolicy*> policy_ptrs;
+  std::unique_ptr<NexthopCounters[]> nexthop_counters;  // kMaxNexthops of them
 
  private:
   void flush_handoff();

@@ -1,6 +1,8 @@
 #include "dataplane/tables/fib.h"
 
 #include "dataplane/core/object_name.h"
+#include "dataplane/routing/policy_set.h"
+#include "dataplane/routing/routing_policy.h"
 
 #include <fmt/core.h>
 #include <rte_byteorder.h>
@@ -13,12 +15,18 @@
 namespace rs {
 Fib::Fib() = default;
 
+void Fib::attach_policies(uint16_t workers, uint64_t seed) {
+  policy_sets_.clear();
+  for (uint16_t w = 0; w < workers; ++w) policy_sets_.push_back(std::make_unique<PolicySet>(*this, w, seed));
+}
+
 Fib::~Fib() {
   if (v4_) rte_lpm_free(v4_);
   if (v6_) rte_lpm6_free(v6_);
 }
 
 uint32_t Fib::add_nexthop(const NextHop& nh) {
+  if (nexthops_.size() >= kMaxNexthops) throw std::runtime_error(fmt::format("more than {} next hops", kMaxNexthops));
   nexthops_.push_back(nh);
   return static_cast<uint32_t>(nexthops_.size() - 1);
 }
@@ -45,6 +53,22 @@ uint32_t Fib::add_group(NextHopGroup g) {
   for (uint32_t t : g.table)
     if (t >= nexthops_.size()) throw std::runtime_error(fmt::format("group '{}': bad next hop {} in its table", g.name, t));
   g.mask = static_cast<uint32_t>(g.table.size() - 1);
+  if (g.members.size() > kMaxGroupMembers)
+    throw std::runtime_error(fmt::format("group '{}': {} members, at most {}", g.name, g.members.size(), kMaxGroupMembers));
+  if (g.choices.empty()) {
+    const int ecmp = RoutingPolicyRegistry::find("ecmp");
+    if (ecmp < 0) throw std::runtime_error(fmt::format("group '{}': no routing policy, and ecmp is not registered", g.name));
+    g.choices.push_back({static_cast<uint16_t>(ecmp), default_params(RoutingPolicyRegistry::at(static_cast<std::size_t>(ecmp)).params)});
+  }
+  g.inline_member = true;
+  for (uint8_t c : g.choice_of_tc) {
+    if (c >= g.choices.size()) throw std::runtime_error(fmt::format("group '{}': bad policy choice {}", g.name, c));
+    const PolicyChoice& pc = g.choices[c];
+    if (pc.policy >= RoutingPolicyRegistry::all().size())
+      throw std::runtime_error(fmt::format("group '{}': unknown routing policy {}", g.name, pc.policy));
+    const auto by_hash = RoutingPolicyRegistry::at(pc.policy).table_by_flow_hash;
+    g.inline_member &= by_hash != nullptr && by_hash(pc.params);
+  }
   groups_.push_back(std::move(g));
   return static_cast<uint32_t>(groups_.size() - 1);
 }

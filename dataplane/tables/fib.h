@@ -8,24 +8,42 @@
 #include <rte_lpm6.h>
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "dataplane/routing/policy_params.h"
+
 namespace rs {
+
+class PolicySet;
 
 struct NextHop {
   uint16_t port;
   rte_ether_addr mac;
 };
 
+// A group's routing policy and its parameters (routing/routing_policy.h).
+struct PolicyChoice {
+  uint16_t policy = 0;  // index into the routing policy registry
+  ParamValues params;
+};
+
+inline constexpr std::size_t kMaxNexthops = 1u << 14;  // per-worker member counters are this long
+
 struct NextHopGroup {
   std::string name;
-  uint16_t policy = 0;             // index into the routing policy registry
-  // The policy's choice is table[flow_hash & mask] (plain ECMP): the route stages take it
-  // inline, as grout's route node reads reta[flow_id & (size - 1)]; other groups' packets go
-  // to the nexthop_select stage, which calls their policy.
+  // choices[0] serves every traffic class without one of its own (per-class policies:
+  // spray the RoCE class, hash the rest); choice_of_tc maps a class to its choice. None
+  // given: plain `ecmp` with its defaults (Fib::add_group).
+  std::vector<PolicyChoice> choices;
+  std::array<uint8_t, 8> choice_of_tc{};
+  // Every class's choice is the redirection table at the flow hash (plain ECMP): the route
+  // stages take the member inline, as grout's route node reads reta[flow_id & (size - 1)],
+  // while its port is up; other packets go to the nexthop_select stage, which calls the
+  // policy. Set by Fib::add_group.
   bool inline_member = false;
   uint32_t mask = 0;               // table.size() - 1; the table size is a power of two
   std::vector<uint32_t> members;   // next-hop indices
@@ -77,6 +95,11 @@ class Fib {
   // replication), interleaved so a power-of-two mask spreads flows evenly.
   static std::vector<uint32_t> build_table(const std::vector<uint32_t>& members, uint32_t size);
 
+  // Each worker's routing policy instances for this FIB's groups, made once the groups are
+  // all added: they live and die with this snapshot, so no worker reads one after it is freed.
+  void attach_policies(uint16_t workers, uint64_t seed);
+  PolicySet& policies(uint16_t worker) const { return *policy_sets_[worker]; }
+
  private:
   void ensure_v4(uint32_t max_routes);
   void ensure_v6(uint32_t max_routes);
@@ -88,6 +111,7 @@ class Fib {
   rte_lpm6* v6_ = nullptr;
   std::vector<NextHop> nexthops_;
   std::vector<NextHopGroup> groups_;
+  std::vector<std::unique_ptr<PolicySet>> policy_sets_;
 };
 
 }  // namespace rs

@@ -17,12 +17,10 @@ TestWorld::TestWorld(uint16_t ports) {
   for (uint16_t p = 0; p < kMaxPorts; ++p) {
     port_mac[p] = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)}};
   }
-  for (auto& e : RoutingPolicyRegistry::all()) policies.push_back(e.make(1));
-  for (auto& p : policies) policy_ptrs.push_back(p.get());
   ctx.worker = 0;
   ctx.counters = &counters;
   ctx.load = &load;
-  ctx.policies = policy_ptrs.data();
+  ctx.nexthop_counters = nexthop_counters.get();
   ctx.port_mac = port_mac;
   ctx.port_owner = port_owner;
   ctx.num_ports = ports;
@@ -35,11 +33,14 @@ uint32_t TestWorld::route(const std::string& prefix, uint16_t port, const std::s
 
 uint32_t TestWorld::route_group(const std::string& prefix, const std::vector<std::pair<uint16_t, std::string>>& members,
                                 const std::string& policy, uint32_t table_size) {
+  return route_group(prefix, members, PolicySpec{policy, {}}, table_size);
+}
+
+uint32_t TestWorld::route_group(const std::string& prefix, const std::vector<std::pair<uint16_t, std::string>>& members,
+                                const PolicySpec& policy, uint32_t table_size) {
   NextHopGroup g;
   g.name = prefix;
-  const int pol = RoutingPolicyRegistry::find(policy);
-  if (pol < 0) throw std::invalid_argument("unknown policy " + policy);
-  use_policy(g, pol);
+  g.choices = {resolve_policy(policy, "test group " + prefix)};
   for (auto& [port, m] : members) g.members.push_back(fib->add_nexthop({port, mac(m)}));
   g.table = Fib::build_table(g.members, table_size);
   const uint32_t gid = fib->add_group(std::move(g));
@@ -51,6 +52,8 @@ uint32_t TestWorld::route_group(const std::string& prefix, const std::vector<std
   r.depth = static_cast<uint8_t>(slash == std::string::npos ? (r.ipv6 ? 128 : 32) : std::stoi(prefix.substr(slash + 1)));
   r.group = gid;
   fib->add_route(r);
+  // Every group's policy instances anew (a test adds its groups before it sends).
+  fib->attach_policies(1, 1);
   return gid;
 }
 

@@ -10,6 +10,7 @@
 
 #include "dataplane/core/stage.h"
 #include "dataplane/routing/routing_policy.h"
+#include "dataplane/switch/switch_config.h"
 #include "dataplane/tables/fib.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/packet_builder.h"
@@ -25,15 +26,17 @@ class TestWorld {
   uint32_t route(const std::string& prefix, uint16_t port, const std::string& nh_mac);
   // Adds a route to a group of members with the named policy; returns the group id.
   uint32_t route_group(const std::string& prefix, const std::vector<std::pair<uint16_t, std::string>>& members,
-                       const std::string& policy = "ecmp_hash", uint32_t table_size = 64);
+                       const std::string& policy = "ecmp", uint32_t table_size = 64);
+  // The same with a policy and its parameters (as a config gives them).
+  uint32_t route_group(const std::string& prefix, const std::vector<std::pair<uint16_t, std::string>>& members,
+                       const PolicySpec& policy, uint32_t table_size = 64);
 
   std::unique_ptr<Fib> fib = std::make_unique<Fib>();
   rte_ether_addr port_mac[kMaxPorts]{};
   uint8_t port_owner[kMaxPorts]{};
   WorkerCounters counters;
-  PortLoad load;
-  std::vector<std::unique_ptr<RoutingPolicy>> policies;
-  std::vector<RoutingPolicy*> policy_ptrs;
+  LoadView load;
+  std::unique_ptr<NexthopCounters[]> nexthop_counters = std::make_unique<NexthopCounters[]>(kMaxNexthops);
   WorkerContext ctx;
 };
 

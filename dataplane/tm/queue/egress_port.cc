@@ -129,12 +129,34 @@ void EgressPort::publish_counters() {
     c.depth_packets.set(q_[q].packets());
     c.depth_bytes.set(q_[q].bytes());
   }
-  if (load_) {
-    uint64_t total = 0;
-    for (const auto& f : q_) total += f.bytes();
-    load_->queued_bytes[id_].set(total);
-  }
+  if (load_) publish_load();
   dirty_ = 0;
+}
+
+void EgressPort::publish_load() {
+  PortLoadRow& row = load_->row(id_);
+  uint64_t total = 0;
+  for (int q = 0; q < 8; ++q) {
+    const uint64_t b = q_[q].bytes();
+    total += b;
+    if (row.queue_bytes[q].load(std::memory_order_relaxed) != b) row.queue_bytes[q].store(b, std::memory_order_relaxed);
+  }
+  row.port_bytes.store(total, std::memory_order_relaxed);
+  const LoadViewConfig& lc = load_->config();
+  if (now_ns_ >= rate_ns_ + lc.rate_interval_ns) {
+    uint64_t sent = 0;
+    for (const auto& st : qs_) sent += st.deq_bytes;
+    if (rate_ns_ != 0) {
+      const double sample = static_cast<double>(sent - rate_bytes_) * 8e9 / static_cast<double>(now_ns_ - rate_ns_);
+      rate_bps_ += lc.rate_weight * (sample - rate_bps_);
+      row.tx_rate_bps.store(static_cast<uint64_t>(rate_bps_), std::memory_order_relaxed);
+    }
+    rate_ns_ = now_ns_;
+    rate_bytes_ = sent;
+  }
+  const double link_bps = cfg_.speed_gbps * 1e9;
+  const double pct = link_bps > 0 ? 100.0 * rate_bps_ / link_bps : 0;
+  row.quality.store(load_->band(total, pct), std::memory_order_relaxed);
 }
 
 void EgressPort::release_pgs(rte_mbuf* const* pkts, uint16_t n) {
@@ -207,6 +229,13 @@ void EgressPort::on_pause_frame(const PauseFrame& f, uint64_t now) {
 }
 
 uint16_t EgressPort::transmit(WorkerContext& ctx) {
+  now_ns_ = ctx.now_ns;
+  // A link that is down sends nothing: what was queued for it is lost, as on a cut cable (the
+  // routing policies stop choosing it from the next poll on).
+  if (load_ && !load_->link_up(id_)) [[unlikely]] {
+    if (nonempty_mask_) flush(ctx, DropReason::LinkDown);
+    return 0;
+  }
   settle_cells();
   if (paused_mask_) [[unlikely]]
     expire_pauses(ctx.now_ns);

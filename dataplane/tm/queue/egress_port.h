@@ -19,6 +19,7 @@
 #include "dataplane/tm/ecn/wred.h"
 #include "dataplane/tm/sched/dwrr.h"
 #include "dataplane/tm/sched/strict_priority.h"
+#include "dataplane/tm/queue/load_view.h"
 #include "dataplane/tm/queue/packet_fifo.h"
 #include "dataplane/tm/queue/queue_config.h"
 #include "dataplane/tm/queue/shaper.h"
@@ -26,7 +27,6 @@
 namespace rs {
 
 class Port;
-struct PortLoad;
 
 struct QueueCounters {
   Counter enq_packets, enq_bytes;
@@ -108,7 +108,7 @@ class EgressPort {
   const EgressConfig& config() const { return cfg_; }
   const PortLosslessConfig& lossless() const { return lcfg_; }
   const PfcwdConfig& pfcwd() const { return pfcwd_; }
-  void set_load_view(PortLoad* load) { load_ = load; }
+  void set_load_view(LoadView* load) { load_ = load; }
   const PfcGenerator& pfc_gen() const { return pfc_; }
   const PfcRxCounters& pfc_rx() const { return rx_; }
   const SharedBuffer& buffer() const { return *sb_; }
@@ -218,7 +218,12 @@ class EgressPort {
   Shaper shaper_;
   PfcGenerator pfc_;
   PfcRxCounters rx_;
-  PortLoad* load_ = nullptr;
+  LoadView* load_ = nullptr;
+  // The tx-rate EWMA's last sample: when, and the bytes dequeued by then.
+  uint64_t rate_ns_ = 0, rate_bytes_ = 0;
+  double rate_bps_ = 0;
+  uint64_t now_ns_ = 0;  // the last transmit's time (publish_counters has none of its own)
+  void publish_load();
 };
 
 }  // namespace rs

@@ -24,7 +24,7 @@ ports:
      queues: {limit_packets: 64, limit_bytes: [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000],
               scheduler: [dwrr, dwrr, dwrr, dwrr, dwrr, dwrr, strict, strict], weights: 10}}
 nexthop_groups:
-  - {name: g, policy: ecmp_hash, table_size: 16, members: [{port: a, mac: "02:00:00:00:aa:01"}, {port: b, mac: "02:00:00:00:bb:01", weight: 3}]}
+  - {name: g, policy: ecmp, table_size: 16, members: [{port: a, mac: "02:00:00:00:aa:01"}, {port: b, mac: "02:00:00:00:bb:01", weight: 3}]}
 routes:
   - {prefix: 10.0.1.0/24, group: g}
   - {prefix: 10.0.2.0/24, port: b, mac: "02:00:00:00:bb:01"}

@@ -1,252 +1,423 @@
 // The routing policy contract, run over every registered policy (a new policy is tested the
-// moment it registers): each answer is a member of the packet's group; the answers are
-// deterministic for a seed and the same however a burst is split (state included); a policy that
-// declares table_by_flow_hash answers exactly table[flow_hash & mask], so the route stages'
-// inline choice is the policy's; the route stages and nexthop_select together choose what the
-// policy chooses, in either form of the pipeline. And what nexthop_select does with answers no
-// policy should give: out of range is a BadNextHop drop.
+// moment it registers; only policies a test binary registers as "test_*" are left out), at its
+// defaults and at each parameter's extremes and other choices: every answer is a live member
+// of the group (groups of 1 to kMaxGroupMembers members, links going down and up); answers are
+// deterministic for a seed and the same whether a burst comes whole, split at random or one
+// packet at a time (state included); select() never touches the heap, over 1 M distinct flows
+// (so flow state is bounded); a policy declaring table_by_flow_hash answers exactly the table
+// slot of the flow hash; through l3_input -> ipv4_route -> nexthop_select, in both forms of the
+// route step and with a per-class policy, each packet gets what the policy itself answers.
+// What the config loader refuses is in policy_config_test.cc.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
-#include <map>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "control/config_loader.h"
+#include "dataplane/routing/policy_set.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/stages/ip_route.h"
 #include "dataplane/stages/l3_input.h"
 #include "dataplane/stages/nexthop_select.h"
 #include "tests/support/seeded_rng.h"
 #include "tests/support/stage_harness.h"
+#include "tests/unit/routing/registry_view.h"
+
+// --- Heap calls, counted while a policy's select() runs (this binary's operator new/delete) ---
+namespace {
+bool g_counting = false;
+uint64_t g_heap_calls = 0;
+void* counted_alloc(std::size_t n, std::size_t align) noexcept {
+  if (g_counting) ++g_heap_calls;
+  void* p = nullptr;
+  if (align <= alignof(std::max_align_t)) return std::malloc(n ? n : 1);
+  return posix_memalign(&p, align, n ? n : 1) == 0 ? p : nullptr;
+}
+void* counted_or_throw(std::size_t n, std::size_t align) {
+  if (void* p = counted_alloc(n, align)) return p;
+  throw std::bad_alloc();
+}
+void counted_free(void* p) noexcept {
+  if (g_counting && p) ++g_heap_calls;
+  std::free(p);
+}
+}  // namespace
+void* operator new(std::size_t n) { return counted_or_throw(n, 0); }
+void* operator new[](std::size_t n) { return counted_or_throw(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a) { return counted_or_throw(n, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t n, std::align_val_t a) { return counted_or_throw(n, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_alloc(n, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_alloc(n, static_cast<std::size_t>(a)); }
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
 
 namespace rs::test {
 namespace {
 
-// A stateful policy registered in this test binary only, so that the suite is seen to hold a
-// policy that is more than the table (the adaptive policies of the next issues): a flowlet
-// keeps its member until the flow pauses for 50 us; a new flowlet takes the least loaded member
-// (ties by the flow hash).
-class ContractFlowlet final : public RoutingPolicy {
+// Broken on purpose (left out of the suite by its name): the table slot, links ignored. The
+// checks below must catch it.
+class IgnoresLinks final : public RoutingPolicy {
  public:
-  explicit ContractFlowlet(uint32_t seed) : seed_(seed) {}
-  void select_burst(PacketMeta* const* m, uint16_t n, const Fib& fib, const PortLoad& load, uint64_t now_ns,
-                    uint32_t* nh) override {
-    for (uint16_t i = 0; i < n; ++i) {
-      const NextHopGroup& g = fib.group(m[i]->group);
-      Slot& s = slots_[(m[i]->flow_hash ^ seed_) & 255];
-      const bool same = s.used && s.group == m[i]->group && now_ns - s.last_ns < 50'000;
-      if (!same) {
-        uint64_t best = UINT64_MAX;
-        const std::size_t k = g.members.size();
-        for (std::size_t j = 0; j < k; ++j) {
-          const uint32_t cand = g.members[(m[i]->flow_hash + j) % k];
-          const uint64_t q = load.queued_bytes[fib.nexthop(cand).port].get();
-          if (q < best) best = q, s.nh = cand;
-        }
-        s.group = m[i]->group;
-        s.used = true;
+  static constexpr std::string_view kSummary = "test: the table slot even when its link is down";
+  static constexpr std::array<ParamSpec, 0> kParams = {};
+  static constexpr std::array<std::string_view, 0> kCounters = {};
+  using RoutingPolicy::RoutingPolicy;
+  void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv&, uint16_t* member) override {
+    for (uint16_t i = 0; i < n; ++i) member[i] = group().slot[pkts[i]->flow_hash & group().mask];
+  }
+};
+REGISTER_ROUTING_POLICY(IgnoresLinks, "test_ignores_links");
+
+
+// select() with the heap watched: the heap calls it made.
+uint64_t counted_select(RoutingPolicy& p, PacketMeta* const* pkts, std::size_t n, const SelectEnv& env, uint16_t* got) {
+  const uint64_t before = g_heap_calls;
+  g_counting = true;
+  p.select(pkts, static_cast<uint16_t>(n), env, got);
+  g_counting = false;
+  return g_heap_calls - before;
+}
+
+// One policy at one set of parameters.
+struct Case {
+  std::string policy, label;
+  PolicySpec spec;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.policy << " " << c.label; }
+
+
+// Each registered policy at its defaults, and at every other value of each Bool and Choice
+// parameter and the ends of each Int and Real range (one parameter moved at a time).
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  for (auto& e : RoutingPolicyRegistry::all()) {
+    if (!in_suite(e.name)) continue;
+    const std::string name(e.name);
+    v.push_back({name, "defaults", {name, {}}});
+    for (const ParamSpec& p : e.params) {
+      std::vector<std::pair<std::string, double>> alt;
+      if (p.type == ParamType::Bool) alt.push_back({p.def != 0 ? "false" : "true", p.def != 0 ? 0 : 1});
+      if (p.type == ParamType::Choice) {
+        const auto c = choices_of(p);
+        for (std::size_t i = 0; i < c.size(); ++i)
+          if (static_cast<double>(i) != p.def) alt.push_back({c[i], static_cast<double>(i)});
       }
-      s.last_ns = now_ns;
-      nh[i] = s.nh;
+      if (p.type == ParamType::Int || p.type == ParamType::Real)
+        for (double x : {p.min, p.max})
+          if (std::isfinite(x) && x != p.def) alt.push_back({number(x), x});
+      for (auto& [text, x] : alt) v.push_back({name, fmt::format("{}_{}", p.name, text), {name, {{std::string(p.name), x}}}});
     }
   }
+  return v;
+}
 
- private:
-  struct Slot {
-    bool used = false;
-    uint16_t group = 0;
-    uint32_t nh = 0;
-    uint64_t last_ns = 0;
-  };
-  uint32_t seed_;
-  std::array<Slot, 256> slots_{};
-};
-REGISTER_ROUTING_POLICY(ContractFlowlet, "contract_flowlet");
+// --- Inputs: packets, loads, link changes and times, in epochs of one burst's worth ---------
 
-std::string member_mac(int i) { return fmt::format("02:00:00:00:cc:{:02x}", i); }
-
-// Pseudo-random packets, loads and times as a worker would see them, in "epochs" of one time
-// and one load (a burst's worth: a worker passes one now and one load view per call).
-struct Input {
-  PacketMeta m;
-};
 struct Epoch {
-  uint64_t now_ns;
-  uint16_t loaded_port;
-  uint64_t loaded_bytes;
-  std::vector<Input> pkts;  // at most kBurst
+  uint64_t now_ns = 0;
+  uint64_t port_up = ~uint64_t{0};
+  std::vector<std::array<uint64_t, 3>> loads;  // {port, queue, bytes} set in the view
+  std::vector<PacketMeta> pkts;                // at most kBurst
 };
 
-std::vector<Epoch> epochs(uint64_t seed, int packets, const std::vector<uint32_t>& groups) {
+// Pseudo-random epochs over the ports `ports`: half with every link up, half with a random
+// set down; flows known and new; gaps up to 80 us so flowlet timeouts are crossed sometimes.
+std::vector<Epoch> epochs(uint64_t seed, int packets, const std::vector<uint16_t>& ports) {
   Rng rng(seed);
   std::vector<Epoch> v;
   std::vector<uint32_t> flows;
   uint64_t now = 1'000'000;
-  uint32_t psn = 0;
-  for (int left = packets; left > 0;) {
+  for (uint32_t psn = 0; psn < static_cast<uint32_t>(packets);) {
     Epoch e;
-    now += rng.between(0, 40'000);  // gaps up to 40 us, so flowlet timeouts are crossed sometimes
-    e.now_ns = now;
-    e.loaded_port = static_cast<uint16_t>(rng.between(1, 7));
-    e.loaded_bytes = rng.between(0, 1u << 20);
-    const int n = static_cast<int>(std::min<uint64_t>(rng.between(1, kBurst), static_cast<uint64_t>(left)));
-    for (int i = 0; i < n; ++i) {
-      Input in{};
-      // Repeat some flows so flow-state policies see both new and known flows.
-      const bool known = !flows.empty() && rng.between(0, 2) == 0;
-      in.m.flow_hash = known ? flows[rng.between(0, flows.size() - 1)] : static_cast<uint32_t>(rng.next());
-      if (!known) flows.push_back(in.m.flow_hash);
-      in.m.group = static_cast<uint16_t>(groups[(in.m.flow_hash >> 7) % groups.size()]);  // a flow keeps its group
-      in.m.in_port = static_cast<uint16_t>(rng.between(0, 7));
-      in.m.l3 = L3Type::Ipv4;
-      in.m.ip_proto = 17;
-      in.m.dscp = static_cast<uint8_t>(rng.between(0, 63));
-      in.m.tc = in.m.queue = static_cast<uint8_t>(rng.between(0, 7));
-      in.m.flags = meta_flag::kUdp | meta_flag::kRoce;
-      in.m.dest_qp = static_cast<uint32_t>(rng.next() & 0xFFFFFF);
-      in.m.psn = psn++;
-      in.m.out_port = kInvalidPort;
-      e.pkts.push_back(in);
+    e.now_ns = now += rng.between(0, 80'000);
+    if (rng.between(0, 1)) e.port_up = rng.next() | rng.next();  // about a quarter down
+    for (int k = static_cast<int>(rng.between(0, 3)); k > 0; --k)
+      e.loads.push_back({ports[rng.between(0, ports.size() - 1)], rng.between(0, 7), rng.between(0, 1u << 18)});
+    const auto n = std::min<uint32_t>(static_cast<uint32_t>(rng.between(1, kBurst)), static_cast<uint32_t>(packets) - psn);
+    for (uint32_t i = 0; i < n; ++i, ++psn) {
+      PacketMeta m{};
+      const bool known = !flows.empty() && rng.between(0, 2) != 0;
+      m.flow_hash = known ? flows[rng.between(0, flows.size() - 1)] : static_cast<uint32_t>(rng.next());
+      if (!known) flows.push_back(m.flow_hash);
+      m.tc = m.queue = static_cast<uint8_t>(m.flow_hash >> 29);
+      m.dest_qp = m.flow_hash >> 8;
+      m.psn = psn;
+      e.pkts.push_back(m);
     }
-    left -= n;
     v.push_back(std::move(e));
   }
   return v;
 }
 
-std::vector<std::string> policy_names() {
-  std::vector<std::string> v;
-  for (auto& e : RoutingPolicyRegistry::all()) v.emplace_back(e.name);
+// Members whose port is up, as nexthop_select computes them.
+uint64_t live_members(const PolicyGroup& g, uint64_t port_up) {
+  uint64_t up = 0;
+  for (uint16_t m = 0; m < g.size(); ++m) up |= ((port_up >> (g.port[m] & 63)) & 1) << m;
+  return up;
+}
+
+// kBurst parsed RoCE frames whose metadata and IPv4 source (the flow, for policies that hash
+// the frame) each packet of a call overwrites.
+class Frames {
+ public:
+  Frames() {
+    L3Input parse{StageEnv{}};
+    for (auto& m : m_) {
+      m = (Eth{} / Ipv4{} / Udp{} / Bth{} / Payload::of_size(16)).mbuf(test_pool());
+      EXPECT_EQ(parse.process_one(m), L3Input::Ipv4);
+      tmpl_ = meta(m);
+    }
+  }
+  ~Frames() {
+    for (auto* m : m_) rte_pktmbuf_free(m);
+  }
+  PacketMeta* load(unsigned i, const PacketMeta& in) {
+    PacketMeta& pm = meta(m_[i]);
+    pm = tmpl_;
+    pm.flow_hash = in.flow_hash, pm.tc = in.tc, pm.queue = in.queue, pm.dest_qp = in.dest_qp, pm.psn = in.psn;
+    std::memcpy(rte_pktmbuf_mtod(m_[i], uint8_t*) + pm.l3_offset + 12, &in.flow_hash, 4);
+    return &pm;
+  }
+
+ private:
+  std::array<rte_mbuf*, kBurst> m_{};
+  PacketMeta tmpl_{};
+};
+
+enum class Split { Whole, Single, Random };
+
+struct Answers {
+  std::vector<uint16_t> member;
+  std::vector<uint64_t> up;  // the live members each packet's call was given
+  uint64_t heap_calls = 0;   // inside select()
+};
+
+// One fresh instance's answers over the epochs, each epoch's packets in calls as `split` says.
+Answers run(const std::string& policy, const ParamValues& params, const PolicyGroup& g, uint64_t seed,
+            const std::vector<Epoch>& in, Split split) {
+  auto pol = entry(policy).make(PolicyInit{g, params, seed, 0});
+  auto view = std::make_unique<LoadView>();
+  Frames frames;
+  Rng cut(seed ^ 0xC07);
+  Answers a;
+  for (const Epoch& ep : in) {
+    for (auto [port, q, bytes] : ep.loads) {
+      view->row(static_cast<uint16_t>(port)).queue_bytes[q].store(bytes);
+      view->row(static_cast<uint16_t>(port)).quality.store(view->band(bytes, 0));
+    }
+    uint64_t up = live_members(g, ep.port_up);
+    const uint64_t port_up = up ? ep.port_up : ep.port_up | uint64_t{1} << g.port[ep.pkts[0].flow_hash % g.size()];
+    for (uint16_t p = 0; p < kMaxPorts; ++p) view->set_link(p, (port_up >> p) & 1);
+    up = live_members(g, port_up);
+    for (std::size_t at = 0; at < ep.pkts.size();) {
+      const std::size_t left = ep.pkts.size() - at;
+      const std::size_t n = split == Split::Single ? 1 : split == Split::Random ? cut.between(1, left) : left;
+      PacketMeta* pkts[kBurst];
+      uint16_t got[kBurst];
+      for (std::size_t k = 0; k < n; ++k) pkts[k] = frames.load(static_cast<unsigned>(k), ep.pkts[at + k]);
+      a.heap_calls += counted_select(*pol, pkts, n, SelectEnv{*view, ep.now_ns, up}, got);
+      a.member.insert(a.member.end(), got, got + n);
+      a.up.insert(a.up.end(), n, up);
+      at += n;
+    }
+  }
+  return a;
+}
+
+// Group shapes: one member, five (not a power of two), weighted three, and the largest.
+std::vector<std::pair<std::string, PolicyGroup>> shapes() {
+  auto make = [](std::vector<uint16_t> ports, std::vector<uint16_t> weight, uint32_t table) {
+    PolicyGroup g;
+    std::vector<uint16_t> rep;
+    for (uint16_t m = 0; m < ports.size(); ++m) {
+      g.nexthop.push_back(100u + m);
+      g.port.push_back(ports[m]);
+      for (uint16_t k = 0; k < (weight.empty() ? 1 : weight[m]); ++k) rep.push_back(m);
+    }
+    for (uint32_t s = 0; s < table; ++s) g.slot.push_back(rep[s % rep.size()]);
+    g.mask = table - 1;
+    return g;
+  };
+  std::vector<uint16_t> all;
+  for (uint16_t p = 0; p < kMaxGroupMembers; ++p) all.push_back(p);
+  return {{"one", make({2}, {}, 64)},
+          {"five", make({1, 2, 3, 4, 5}, {}, 64)},
+          {"weighted", make({6, 1, 3}, {4, 2, 1}, 16)},
+          {"max", make(all, {}, 128)}};
+}
+
+// Packets answered outside the live members (or the group): the first one described.
+std::pair<int, std::string> dead_answers(const PolicyGroup& g, const Answers& a) {
+  int bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < a.member.size(); ++i)
+    if (a.member[i] >= g.size() || !((a.up[i] >> a.member[i]) & 1)) {
+      if (!bad++) first = fmt::format("packet {}: member {} of {}, live members {:#x}", i, a.member[i], g.size(), a.up[i]);
+    }
+  return {bad, first};
+}
+
+constexpr uint64_t kInputs = 0x5EED0123;
+
+class RoutingPolicyContract : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override { params_ = resolve_policy(GetParam().spec, "contract").params; }
+  Answers run_on(const PolicyGroup& g, uint64_t seed, const std::vector<Epoch>& in, Split s = Split::Whole) {
+    return run(GetParam().policy, params_, g, seed, in, s);
+  }
+  ParamValues params_;
+};
+
+TEST_P(RoutingPolicyContract, AnswersOnlyLiveMembersAndNeverTouchesTheHeap) {
+  for (auto& [name, g] : shapes()) {
+    SCOPED_TRACE(fmt::format("group '{}' ({} members), inputs seed {:#x}", name, g.size(), kInputs));
+    const auto in = epochs(kInputs, 20'000, g.port);
+    const Answers a = run_on(g, 7, in);
+    ASSERT_EQ(a.member.size(), 20'000u);
+    const auto [bad, first] = dead_answers(g, a);
+    EXPECT_EQ(bad, 0) << "answers outside the live members; first: " << first;
+    EXPECT_EQ(a.heap_calls, 0u) << "select() allocated or freed";
+    if (g.size() == 1) {
+      EXPECT_EQ(std::count(a.member.begin(), a.member.end(), 0), 20'000);
+    }
+  }
+}
+
+TEST_P(RoutingPolicyContract, DeterministicForASeed) {
+  // Reproducible runs are what make a scenario test (and a student's bug report) possible.
+  for (auto& [name, g] : shapes()) {
+    SCOPED_TRACE(name);
+    const auto in = epochs(kInputs, 5'000, g.port);
+    for (uint64_t seed : {0ull, 7ull, 0xFFFFFFFFFFFFull}) EXPECT_EQ(run_on(g, seed, in).member, run_on(g, seed, in).member) << "seed " << seed;
+  }
+}
+
+TEST_P(RoutingPolicyContract, SameAnswersWhateverTheBurstSplit) {
+  // nexthop_select hands a policy its packets of a burst in arrival order: how many share a
+  // call (one policy or several in the burst) must change no answer, flow state included.
+  for (auto& [name, g] : shapes()) {
+    SCOPED_TRACE(name);
+    const auto in = epochs(kInputs, 8'000, g.port);
+    const auto whole = run_on(g, 7, in).member;
+    EXPECT_EQ(run_on(g, 7, in, Split::Single).member, whole) << "one packet per call";
+    EXPECT_EQ(run_on(g, 7, in, Split::Random).member, whole) << "random split";
+  }
+}
+
+TEST_P(RoutingPolicyContract, NoHeapAndLiveMembersOverAMillionDistinctFlows) {
+  // State per flow must be bounded (a table, not a map that grows): a million flows, each
+  // seen once, with no allocation in select() and a member changing state now and then.
+  const PolicyGroup g = shapes()[1].second;
+  const RoutingPolicyEntry& e = entry(GetParam().policy);
+  auto pol = e.make(PolicyInit{g, params_, 11, 0});
+  LoadView view;
+  Frames frames;
+  uint64_t heap = 0, bad = 0, now = 1'000'000;
+  constexpr uint32_t kFlows = 1u << 20;
+  for (uint32_t f = 0; f < kFlows; f += kBurst, now += 700) {
+    const uint16_t down = static_cast<uint16_t>(1 + (f >> 14) % 6);  // 6: none
+    for (uint16_t p = 1; p <= 5; ++p) view.set_link(p, p != down);
+    const uint64_t up = live_members(g, view.up_mask());
+    PacketMeta* pkts[kBurst];
+    uint16_t got[kBurst];
+    for (uint32_t i = 0; i < kBurst; ++i) {
+      PacketMeta in{};
+      in.flow_hash = (f + i) * 0x9E3779B1u;  // odd multiplier: a million distinct hashes
+      in.dest_qp = (f + i) & 0xFFFFFF;
+      in.tc = in.queue = static_cast<uint8_t>(i & 7);
+      pkts[i] = frames.load(i, in);
+    }
+    heap += counted_select(*pol, pkts, kBurst, SelectEnv{view, now, up}, got);
+    for (uint32_t i = 0; i < kBurst; ++i) bad += got[i] >= g.size() || !((up >> got[i]) & 1);
+  }
+  EXPECT_EQ(heap, 0u) << "heap calls inside select() over " << kFlows << " flows";
+  EXPECT_EQ(bad, 0u) << "answers outside the live members";
+}
+
+TEST_P(RoutingPolicyContract, TableByFlowHashMeansTheSlotOfTheFlowHash) {
+  // The route stages skip the policy for a group that declares it: the claim must hold for
+  // every packet while the members are up, or the two forms of the route step would differ.
+  const RoutingPolicyEntry& e = entry(GetParam().policy);
+  if (!e.table_by_flow_hash || !e.table_by_flow_hash(params_)) GTEST_SKIP() << "does not declare it";
+  for (auto& [name, g] : shapes()) {
+    auto in = epochs(kInputs, 20'000, g.port);
+    for (auto& ep : in) ep.port_up = ~uint64_t{0};
+    const Answers a = run_on(g, 7, in);
+    std::size_t i = 0, differ = 0;
+    for (const auto& ep : in)
+      for (const auto& pm : ep.pkts) differ += a.member.at(i++) != g.slot[pm.flow_hash & g.mask];
+    EXPECT_EQ(differ, 0u) << name;
+  }
+}
+
+// --- End to end: the route stages and nexthop_select choose what the policy chooses ---------
+
+std::string member_mac(int i) { return fmt::format("02:00:00:00:cc:{:02x}", i); }
+
+// A group of ports 1..5 for 10.0.3.0/24 with `p` for traffic class 3 and ecmp for the others
+// when `per_class`, else `p` for every class.
+uint32_t group_of(TestWorld& w, const PolicySpec& p, bool per_class) {
+  NextHopGroup g;
+  g.name = "contract";
+  g.choices = {resolve_policy(per_class ? PolicySpec{} : p, "contract")};
+  if (per_class) {
+    g.choices.push_back(resolve_policy(p, "contract class 3"));
+    g.choice_of_tc[3] = 1;
+  }
+  for (uint16_t port = 1; port <= 5; ++port) g.members.push_back(w.fib->add_nexthop({port, mac(member_mac(port))}));
+  g.table = Fib::build_table(g.members, 64);
+  const uint32_t gid = w.fib->add_group(std::move(g));
+  RouteSpec r;
+  r.addr[0] = 10, r.addr[2] = 3, r.depth = 24, r.group = gid;
+  w.fib->add_route(r);
+  w.fib->attach_policies(1, 1);
+  return gid;
+}
+
+std::vector<rte_mbuf*> parsed_burst(const std::vector<PacketSpec>& specs, std::size_t at) {
+  L3Input parse{StageEnv{}};
+  std::vector<rte_mbuf*> v;
+  for (std::size_t i = at; i < std::min(specs.size(), at + kBurst); ++i) {
+    v.push_back(specs[i].mbuf(test_pool()));
+    EXPECT_EQ(parse.process_one(v.back()), L3Input::Ipv4);
+    meta(v.back()).tc = meta(v.back()).queue = static_cast<uint8_t>(i % 3 == 0 ? 3 : i % 8);
+  }
   return v;
 }
 
-class RoutingPolicyContract : public ::testing::TestWithParam<std::string> {
- protected:
-  // Two groups: 5 members (not a power of two) over ports 1..5 and 3 over ports 5..7, of an
-  // 8-port world, tables of 64.
-  void SetUp() override {
-    id_ = RoutingPolicyRegistry::find(GetParam());
-    ASSERT_GE(id_, 0);
-    entry_ = RoutingPolicyRegistry::all()[static_cast<std::size_t>(id_)];
-    for (auto [first, last] : {std::pair{1, 5}, std::pair{5, 7}}) {
-      NextHopGroup g;
-      for (int p = first; p <= last; ++p) g.members.push_back(fib_.add_nexthop({static_cast<uint16_t>(p), mac(member_mac(p))}));
-      g.name = fmt::format("contract{}", first);
-      g.policy = static_cast<uint16_t>(id_);
-      g.inline_member = entry_.table_by_flow_hash;
-      groups_.push_back(fib_.add_group(g));
-    }
-  }
+using Choice = std::pair<uint32_t, uint16_t>;  // (nexthop, out_port)
 
-  // Answers of one policy instance over the epochs; each epoch's packets split into calls of the
-  // sizes `split` gives (0: one call per epoch).
-  std::vector<uint32_t> run(uint32_t seed, const std::vector<Epoch>& in, Rng* split = nullptr, bool one_by_one = false) {
-    auto policy = entry_.make(seed);
-    EXPECT_NE(policy, nullptr);
-    if (!policy) return {};
-    PortLoad load;
-    std::vector<uint32_t> out;
-    for (const auto& e : in) {
-      load.queued_bytes[e.loaded_port].set(e.loaded_bytes);
-      std::vector<PacketMeta> metas;
-      for (const auto& x : e.pkts) metas.push_back(x.m);
-      for (std::size_t at = 0; at < metas.size();) {
-        const std::size_t left = metas.size() - at;
-        const std::size_t n = one_by_one ? 1 : split ? std::min<std::size_t>(left, split->between(1, left)) : left;
-        PacketMeta* ptrs[kBurst];
-        uint32_t got[kBurst];
-        for (std::size_t k = 0; k < n; ++k) ptrs[k] = &metas[at + k];
-        policy->select_burst(ptrs, static_cast<uint16_t>(n), fib_, load, e.now_ns, got);
-        out.insert(out.end(), got, got + n);
-        at += n;
-      }
-    }
-    return out;
-  }
-
-  static constexpr uint64_t kSeed = 0x5EED0123;
-  int id_ = -1;
-  RoutingPolicyEntry entry_{};
-  Fib fib_;
-  std::vector<uint32_t> groups_;
-};
-
-TEST_P(RoutingPolicyContract, AnswersAMemberOfThePacketsGroup) {
-  SCOPED_TRACE(fmt::format("inputs seed {:#x}", kSeed));
-  const auto in = epochs(kSeed, 20'000, groups_);
-  const auto out = run(7, in);
-  std::size_t i = 0;
-  int bad = 0;
-  for (const auto& e : in)
-    for (const auto& x : e.pkts) {
-      const auto& members = fib_.group(x.m.group).members;
-      bad += std::find(members.begin(), members.end(), out.at(i++)) == members.end();
-    }
-  EXPECT_EQ(i, out.size());
-  EXPECT_EQ(bad, 0) << GetParam() << " returned next hops outside the packet's group";
-}
-
-TEST_P(RoutingPolicyContract, DeterministicForSameInputsAndSeed) {
-  // Reproducible runs are what make a scenario test (and a student's bug report) possible.
-  const auto in = epochs(kSeed, 5'000, groups_);
-  EXPECT_EQ(run(7, in), run(7, in)) << GetParam();
-  EXPECT_EQ(run(0, in), run(0, in)) << GetParam();
-}
-
-TEST_P(RoutingPolicyContract, UsesMoreThanOneMember) {
-  // A policy that pins everything to one member is not load balancing.
-  const auto out = run(7, epochs(kSeed, 5'000, groups_));
-  std::set<uint32_t> used(out.begin(), out.end());
-  EXPECT_GE(used.size(), 4u) << GetParam();
-}
-
-TEST_P(RoutingPolicyContract, SameAnswersForAnyBurstSplit) {
-  // nexthop_select hands a policy the packets of its groups in a burst, in arrival order: how
-  // many share a call (one policy or several in the burst) must not change any answer, flow
-  // state included.
-  const auto in = epochs(kSeed, 8'000, groups_);
-  const auto whole = run(7, in);
-  EXPECT_EQ(run(7, in, nullptr, true), whole) << GetParam() << ": one packet per call";
-  for (uint64_t s : {1u, 2u, 3u}) {
-    Rng split(s);
-    EXPECT_EQ(run(7, in, &split), whole) << GetParam() << ": random split, seed " << s;
-  }
-}
-
-TEST_P(RoutingPolicyContract, TableByFlowHashMeansTheTableSlotOfTheFlowHash) {
-  // The route stages skip select_burst for a policy that declares it: the claim must hold for
-  // every packet, or the two forms of the route step would choose differently.
-  if (!entry_.table_by_flow_hash) GTEST_SKIP() << GetParam() << " does not declare it";
-  const auto in = epochs(kSeed, 20'000, groups_);
-  const auto out = run(7, in);
-  std::size_t i = 0;
-  int differ = 0;
-  for (const auto& e : in)
-    for (const auto& x : e.pkts) {
-      const NextHopGroup& g = fib_.group(x.m.group);
-      differ += out.at(i++) != g.table[x.m.flow_hash & g.mask];
-    }
-  EXPECT_EQ(differ, 0) << GetParam();
-}
-
-// The (nexthop, out_port) each packet gets from route stage R (then nexthop_select for the
-// packets R sends on `select`), in input order.
+// What route stage R then nexthop_select (for the packets R sends on `select`) give each packet.
+// Bursts 32 us apart from t0, so flowlets both continue and expire.
 template <typename R>
-std::vector<std::pair<uint32_t, uint16_t>> route_and_select(TestWorld& w, const std::vector<PacketSpec>& specs) {
+std::vector<Choice> route_and_select(TestWorld& w, const std::vector<PacketSpec>& specs, uint64_t t0) {
   StageHarness<R> route{{}, &w};
   StageHarness<NexthopSelect> select{{}, &w};
-  L3Input parse{StageEnv{}};
-  std::vector<std::pair<uint32_t, uint16_t>> r;
+  std::vector<Choice> r;
   for (std::size_t at = 0; at < specs.size(); at += kBurst) {
-    std::vector<rte_mbuf*> v;
-    for (std::size_t i = at; i < std::min(specs.size(), at + kBurst); ++i) {
-      v.push_back(specs[i].mbuf(test_pool()));
-      EXPECT_EQ(parse.process_one(v.back()), L3Input::Ipv4);
-    }
+    w.ctx.now_ns = t0 + at * 500;
+    auto v = parsed_burst(specs, at);
     auto routed = route.run_mbufs(v);
     auto chosen = select.run_mbufs(routed.edge[R::Select]);
     routed.edge.erase(R::Select);
@@ -256,130 +427,103 @@ std::vector<std::pair<uint32_t, uint16_t>> route_and_select(TestWorld& w, const 
   return r;
 }
 
-TEST_P(RoutingPolicyContract, BothFormsOfTheRouteStepChooseWhatThePolicyChooses) {
-  // ipv4_route (member inline when the policy declares the table) against ipv4_route_general
-  // + nexthop_select (the policy always asked), one world each, same packets in the same bursts.
-  auto world = [&](TestWorld& w) {
-    std::vector<std::pair<uint16_t, std::string>> members;
-    for (uint16_t p = 1; p <= 5; ++p) members.push_back({p, member_mac(p)});
-    w.route_group("10.0.2.0/24", members, GetParam());
-  };
-  TestWorld a{8}, b{8};
-  world(a);
-  world(b);
-  EXPECT_EQ(a.fib->group(0).inline_member, entry_.table_by_flow_hash);
-  std::vector<PacketSpec> specs;
-  for (int i = 0; i < 500; ++i)
-    specs.push_back(Eth{} / Ipv4{.dst = fmt::format("10.0.2.{}", 1 + i % 200)} / Udp{.sport = static_cast<uint16_t>(0xC000 + i % 97)} /
-                    Bth{.psn = static_cast<uint32_t>(i)});
-  const auto fast = route_and_select<Ipv4Route>(a, specs);
-  const auto general = route_and_select<Ipv4RouteGeneral>(b, specs);
-  ASSERT_EQ(fast.size(), specs.size());
-  EXPECT_EQ(fast, general) << GetParam();
-  std::set<uint16_t> ports;
-  for (auto [nh, port] : fast) {
-    EXPECT_EQ(a.fib->nexthop(nh).port, port);
-    EXPECT_GE(port, 1);
-    EXPECT_LE(port, 5);
-    ports.insert(port);
+// The policy instances' own answers, each given its packets of a burst in arrival order.
+std::vector<Choice> policy_answers(TestWorld& w, uint32_t gid, const std::vector<PacketSpec>& specs, uint64_t t0) {
+  std::vector<Choice> r;
+  for (std::size_t at = 0; at < specs.size(); at += kBurst) {
+    w.ctx.now_ns = t0 + at * 500;
+    auto v = parsed_burst(specs, at);
+    std::vector<Choice> burst(v.size());
+    std::set<RoutingPolicy*> done;
+    for (auto* first : v) {
+      RoutingPolicy* p = w.fib->policies(0).at(gid, meta(first).tc);
+      if (!done.insert(p).second) continue;
+      std::vector<PacketMeta*> mine;
+      std::vector<std::size_t> idx;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (w.fib->policies(0).at(gid, meta(v[i]).tc) == p) mine.push_back(&meta(v[i])), idx.push_back(i);
+      std::vector<uint16_t> got(mine.size());
+      const uint64_t up = live_members(p->group(), w.load.up_mask());
+      p->select(mine.data(), static_cast<uint16_t>(mine.size()), SelectEnv{w.load, w.ctx.now_ns, up}, got.data());
+      for (std::size_t k = 0; k < idx.size(); ++k)
+        burst[idx[k]] = got[k] < p->group().size() ? Choice{p->group().nexthop[got[k]], p->group().port[got[k]]} : Choice{~0u, kInvalidPort};
+    }
+    r.insert(r.end(), burst.begin(), burst.end());
+    for (auto* m : v) rte_pktmbuf_free(m);
   }
-  EXPECT_GE(ports.size(), 2u);
+  return r;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllRegistered, RoutingPolicyContract, ::testing::ValuesIn(policy_names()),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string s = p.param;
+TEST_P(RoutingPolicyContract, RouteStagesAndNexthopSelectChooseWhatThePolicyChooses) {
+  // ipv4_route (member inline when every class's policy declares the table) and
+  // ipv4_route_general (the policy always asked), each then nexthop_select, against the
+  // policy instances themselves; all links up, then port 3 down (fast failover), then up.
+  for (bool per_class : {false, true}) {
+    SCOPED_TRACE(per_class ? "policy for class 3, ecmp for the rest" : "policy for every class");
+    TestWorld fast{8}, general{8}, ref{8};
+    const uint32_t gid = group_of(fast, GetParam().spec, per_class);
+    group_of(general, GetParam().spec, per_class);
+    group_of(ref, GetParam().spec, per_class);
+    const RoutingPolicyEntry& e = entry(GetParam().policy);
+    EXPECT_EQ(fast.fib->group(gid).inline_member, e.table_by_flow_hash && e.table_by_flow_hash(params_));
+    for (int phase = 0; phase < 3; ++phase) {
+      SCOPED_TRACE(fmt::format("phase {} (port 3 {})", phase, phase == 1 ? "down" : "up"));
+      for (TestWorld* w : {&fast, &general, &ref}) w->load.set_link(3, phase != 1);
+      std::vector<PacketSpec> specs;
+      for (int i = 0; i < 400; ++i)
+        specs.push_back(Eth{} / Ipv4{.dst = fmt::format("10.0.3.{}", 1 + (i * 7 + phase) % 200)} /
+                        Udp{.sport = static_cast<uint16_t>(0xC000 + i % 97)} / Bth{.psn = static_cast<uint32_t>(i)});
+      const uint64_t t0 = 1'000'000 * (phase + 1);
+      const auto want = policy_answers(ref, gid, specs, t0);
+      const auto a = route_and_select<Ipv4Route>(fast, specs, t0);
+      const auto b = route_and_select<Ipv4RouteGeneral>(general, specs, t0);
+      ASSERT_EQ(a.size(), specs.size());
+      EXPECT_EQ(a, want) << "ipv4_route + nexthop_select";
+      EXPECT_EQ(b, want) << "ipv4_route_general + nexthop_select";
+      for (auto [nh, port] : a) {
+        EXPECT_EQ(fast.fib->nexthop(nh).port, port);
+        if (phase == 1) {
+          EXPECT_NE(port, 3);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRegistered, RoutingPolicyContract, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& p) {
+                           std::string s = p.param.policy + "_" + p.param.label;
                            for (char& c : s)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return s;
                          });
 
-// --- The registry -------------------------------------------------------------------------------
+// --- The checks themselves, and the registry -------------------------------------------------
 
-TEST(RoutingPolicyRegistry, EcmpHashIsRegisteredAndNamesAreUnique) {
-  EXPECT_GE(RoutingPolicyRegistry::find("ecmp_hash"), 0);
-  EXPECT_EQ(RoutingPolicyRegistry::find("no_such_policy"), -1);
-  // Names are unique: the config chooses a policy by name.
+TEST(ContractChecks, CatchABrokenPolicyAndAHeapCall) {
+  // What the suite leaves out it can still judge: answering a dead member is caught...
+  const PolicyGroup g = shapes()[1].second;
+  const Answers a = run("test_ignores_links", ParamValues{}, g, 1, epochs(kInputs, 5'000, g.port), Split::Whole);
+  EXPECT_GT(dead_answers(g, a).first, 0);
+  // ...and the counting operator new is the one this binary uses.
+  const uint64_t before = g_heap_calls;
+  g_counting = true;
+  ::operator delete(::operator new(24));
+  g_counting = false;
+  EXPECT_EQ(g_heap_calls - before, 2u);
+}
+
+TEST(RoutingPolicyRegistry, NamesUniqueEcmpDeclaresTheTableSuiteCoversEveryPolicy) {
   std::set<std::string_view> names;
   for (auto& e : RoutingPolicyRegistry::all()) EXPECT_TRUE(names.insert(e.name).second) << e.name;
-}
-
-TEST(RoutingPolicyRegistry, EcmpHashDeclaresTheTable) {
-  // The line-rate configuration's policy: without the claim every packet would take the select
-  // edge and a second stage.
-  const int id = RoutingPolicyRegistry::find("ecmp_hash");
-  ASSERT_GE(id, 0);
-  EXPECT_TRUE(RoutingPolicyRegistry::all()[static_cast<std::size_t>(id)].table_by_flow_hash);
-  EXPECT_FALSE(RoutingPolicyRegistry::all()[static_cast<std::size_t>(RoutingPolicyRegistry::find("contract_flowlet"))].table_by_flow_hash);
-}
-
-// --- What nexthop_select does with answers no policy should give ---------------------------------
-
-// Answers a next-hop index the FIB does not have, or one on a port the switch does not have.
-class RoguePolicy final : public RoutingPolicy {
- public:
-  explicit RoguePolicy(uint32_t answer) : answer_(answer) {}
-  void select_burst(PacketMeta* const*, uint16_t n, const Fib&, const PortLoad&, uint64_t, uint32_t* nh) override {
-    for (uint16_t i = 0; i < n; ++i) nh[i] = answer_;
-  }
-
- private:
-  uint32_t answer_;
-};
-
-TEST(NexthopSelectWithARoguePolicy, OutOfRangeAnswersAreBadNextHop) {
-  TestWorld w{4};
-  const uint32_t on_port_9 = w.fib->add_nexthop({9, mac(member_mac(9))});  // the world has 4 ports
-  const uint32_t fine = w.fib->add_nexthop({1, mac(member_mac(1))});
-  for (uint32_t answer : {1'000'000u, on_port_9}) {
-    SCOPED_TRACE(answer);
-    RoguePolicy rogue(answer);
-    std::vector<RoutingPolicy*> ptrs = w.policy_ptrs;
-    ptrs.push_back(&rogue);
-    w.ctx.policies = ptrs.data();
-    NextHopGroup grp;
-    grp.name = fmt::format("rogue{}", answer);
-    grp.policy = static_cast<uint16_t>(ptrs.size() - 1);
-    grp.members = {fine};
-    const uint32_t g = w.fib->add_group(grp);
-    StageHarness<NexthopSelect> h{{}, &w};
-    std::vector<rte_mbuf*> v;
-    for (int i = 0; i < 3; ++i) {
-      v.push_back((Eth{} / Ipv4{} / Udp{.sport = static_cast<uint16_t>(i)} / Bth{}).mbuf(test_pool()));
-      meta(v.back()).group = static_cast<uint16_t>(g);
-      meta(v.back()).out_port = kInvalidPort;  // as the parse leaves it
-    }
-    auto out = h.run_mbufs(v);
-    ASSERT_EQ(out.dropped(), 3u);
-    for (auto* m : out[kNextDrop]) {
-      EXPECT_EQ(meta(m).drop_reason, DropReason::BadNextHop);
-      EXPECT_EQ(meta(m).out_port, kInvalidPort) << "never written with a port the switch lacks";
-    }
-    EXPECT_EQ(h.counter("bad_nexthop"), 3u);
-    EXPECT_EQ(h.counter("selected"), 0u);
-    w.ctx.policies = w.policy_ptrs.data();
-  }
-}
-
-TEST(FibGroupTable, RejectsATableNamingANextHopItDoesNotHave) {
-  // The route stages read a table slot as a next-hop index when they choose inline.
-  Fib fib;
-  const uint32_t a = fib.add_nexthop({1, mac(member_mac(1))});
-  NextHopGroup good;
-  good.name = "good";
-  good.members = {a};
-  good.table = {a, a};
-  EXPECT_NO_THROW(fib.add_group(good));
-  NextHopGroup bad = good;
-  bad.name = "bad";
-  bad.table = {a, a + 1};
-  try {
-    fib.add_group(bad);
-    ADD_FAILURE() << "a table slot past the next hops was accepted";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("group 'bad': bad next hop 1 in its table"), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(fib.num_groups(), 1u) << "nothing half-added";
+  const int ecmp = RoutingPolicyRegistry::find("ecmp");
+  ASSERT_GE(ecmp, 0);
+  const RoutingPolicyEntry& e = RoutingPolicyRegistry::at(static_cast<std::size_t>(ecmp));
+  ASSERT_TRUE(e.table_by_flow_hash);
+  EXPECT_TRUE(e.table_by_flow_hash(default_params(e.params))) << "the line-rate configuration takes the member inline";
+  std::set<std::string> covered;
+  for (auto& c : cases()) covered.insert(c.policy);
+  for (auto& x : RoutingPolicyRegistry::all()) EXPECT_EQ(covered.count(std::string(x.name)), in_suite(x.name) ? 1u : 0u) << x.name;
 }
 
 }  // namespace

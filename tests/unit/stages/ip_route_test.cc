@@ -1,7 +1,7 @@
 // ipv4_route and ipv6_route (P4 ipv4_lpm / ipv6_lpm, then the ecmp_group member): the TTL or hop
 // limit is checked before the lookup; the longest prefix wins whatever the insertion order; host
 // routes, the default route; NoRoute and TtlExpired as named, counted drops. A group whose policy
-// is the redirection table at the flow hash (ecmp_hash) has its member chosen here (nexthop and
+// is the redirection table at the flow hash (ecmp) has its member chosen here (nexthop and
 // out_port written, edge rewrite); other groups go on `select`. The general forms
 // (`*_route_general`) never choose: every routed packet takes `select`.
 #include "dataplane/stages/ip_route.h"
@@ -257,13 +257,14 @@ TYPED_TEST(Ipv4RouteTest, GroupWhosePolicyIsNotTheTableGoesToSelect) {
   StageHarness<TypeParam> h{{}, &w};
   NextHopGroup grp;
   grp.name = "adaptive";
-  grp.policy = static_cast<uint16_t>(RoutingPolicyRegistry::find("ecmp_hash"));
-  grp.inline_member = false;
+  // ecmp hashing the QP too: more than the table at the parser's hash.
+  grp.choices = {resolve_policy(PolicySpec{"ecmp", {{"dest_qp", 1}}}, "test")};
   grp.members = {w.fib->add_nexthop({1, mac("02:00:00:00:cc:01")}), w.fib->add_nexthop({2, mac("02:00:00:00:cc:02")})};
   RouteSpec r;
   ASSERT_EQ(inet_pton(AF_INET, "10.0.7.0", r.addr), 1);
   r.depth = 24;
   r.group = w.fib->add_group(grp);
+  EXPECT_FALSE(w.fib->group(r.group).inline_member);
   w.fib->add_route(r);
   w.route("10.0.2.0/24", 3, "02:00:00:00:bb:03");
   auto out = h.run_mbufs(parsed({to4("10.0.7.1"), to4("10.0.2.1"), to4("10.0.7.2")}));

@@ -3,6 +3,7 @@
 // policy's packets in arrival order. ECMP through it: route -> group -> table[hash & (size - 1)],
 // weights by replication, one flow one path. An answer on a port the switch does not have is a
 // BadNextHop drop. The policy contract itself: tests/unit/routing/.
+#include "dataplane/routing/policy_set.h"
 #include "dataplane/stages/nexthop_select.h"
 
 #include <fmt/core.h>
@@ -135,9 +136,9 @@ TEST(NexthopSelect, WeightsByReplication) {
   const uint32_t b = w.fib->add_nexthop({2, mac("02:00:00:00:cc:0b")});
   NextHopGroup grp;
   grp.name = "weighted";
-  grp.policy = static_cast<uint16_t>(RoutingPolicyRegistry::find("ecmp_hash"));
   grp.members = {a, a, a, b};
   const uint32_t g = w.fib->add_group(grp);
+  w.fib->attach_policies(1, 1);
   const auto& table = w.fib->group(g).table;
   ASSERT_EQ(table.size(), 64u);
   EXPECT_EQ(std::count(table.begin(), table.end(), a), 48);
@@ -157,10 +158,10 @@ TEST(NexthopSelect, SelectsBySlotOfTheFlowHash) {
   const uint32_t b = w.fib->add_nexthop({3, mac("02:00:00:00:cc:0b")});
   NextHopGroup grp;
   grp.name = "hand";
-  grp.policy = static_cast<uint16_t>(RoutingPolicyRegistry::find("ecmp_hash"));
   grp.members = {a, b};
   grp.table = {a, b, b, a};
   const uint32_t g = w.fib->add_group(grp);
+  w.fib->attach_policies(1, 1);
   auto v = for_group({flow(1), flow(2), flow(3), flow(4), flow(5), flow(6), flow(7), flow(8)}, g);
   std::vector<uint32_t> want;
   for (auto* m : v) want.push_back(grp.table[meta(m).flow_hash & 3]);
@@ -190,16 +191,20 @@ TEST(NexthopSelect, NextHopOnMissingPortIsBadNextHop) {
   EXPECT_EQ(h.counter("selected"), 1u);
 }
 
-// A policy that records what it is given: each call's packets (by PSN, which the tests number in
-// arrival order). It answers the group's first member, or an index the FIB does not have.
+// A policy registered in this test binary that records what it is given: each call's packets
+// (by PSN, which the tests number in arrival order). It answers the group's first member, or
+// (rogue) a member the group does not have.
 class RecordingPolicy final : public RoutingPolicy {
  public:
-  explicit RecordingPolicy(bool rogue = false) : rogue_(rogue) {}
-  void select_burst(PacketMeta* const* m, uint16_t n, const Fib& fib, const PortLoad&, uint64_t, uint32_t* nh) override {
+  static constexpr std::string_view kSummary = "test: records its calls";
+  static constexpr std::array<ParamSpec, 1> kParams = {{{"rogue", ParamType::Bool, 0}}};
+  static constexpr std::array<std::string_view, 0> kCounters = {};
+  explicit RecordingPolicy(const PolicyInit& in) : RoutingPolicy(in), rogue_(in.params[0] != 0) {}
+  void select(PacketMeta* const* m, uint16_t n, const SelectEnv&, uint16_t* member) override {
     calls.emplace_back();
     for (uint16_t i = 0; i < n; ++i) {
       calls.back().push_back(m[i]->psn);
-      nh[i] = rogue_ ? 1'000'000 : fib.group(m[i]->group).members.at(0);
+      member[i] = rogue_ ? 1000 : 0;
     }
   }
   std::vector<std::vector<uint32_t>> calls;
@@ -207,25 +212,31 @@ class RecordingPolicy final : public RoutingPolicy {
  private:
   bool rogue_;
 };
+REGISTER_ROUTING_POLICY(RecordingPolicy, "test_recording");
 
-// A one-member group (port `port`) whose policy is `policy`, added to the world's policies.
-uint32_t add_group_with(TestWorld& w, RoutingPolicy* policy, uint16_t port) {
-  w.policy_ptrs.push_back(policy);
-  w.ctx.policies = w.policy_ptrs.data();  // the vector may have moved
+// A one-member group (port `port`) with a recording policy; the world's policy instances are
+// made anew, so add every group before looking an instance up (recorder()).
+uint32_t add_group_with(TestWorld& w, bool rogue, uint16_t port) {
   NextHopGroup grp;
-  grp.name = fmt::format("custom{}", w.policy_ptrs.size());
-  grp.policy = static_cast<uint16_t>(w.policy_ptrs.size() - 1);
+  grp.name = fmt::format("custom{}", w.fib->num_groups());
+  grp.choices = {resolve_policy(PolicySpec{"test_recording", {{"rogue", rogue ? 1.0 : 0.0}}}, "test")};
   grp.members = {w.fib->add_nexthop({port, mac(member_mac(port))})};
-  return w.fib->add_group(grp);
+  const uint32_t g = w.fib->add_group(grp);
+  w.fib->attach_policies(1, 1);
+  return g;
+}
+RecordingPolicy& recorder(TestWorld& w, uint32_t group) {
+  return dynamic_cast<RecordingPolicy&>(*w.fib->policies(0).at(group, 0));
 }
 
 TEST(NexthopSelect, PolicyIsCalledOncePerBurstWithItsPacketsInArrivalOrder) {
   // Two policies' groups interleaved in one burst: each policy is called once, with exactly its
   // own packets, in the order they arrived (what a flowlet or last-best policy needs).
   TestWorld w{4};
-  RecordingPolicy p1, p2;
-  const uint32_t g1 = add_group_with(w, &p1, 1);
-  const uint32_t g2 = add_group_with(w, &p2, 2);
+  const uint32_t g1 = add_group_with(w, false, 1);
+  const uint32_t g2 = add_group_with(w, false, 2);
+  RecordingPolicy& p1 = recorder(w, g1);
+  RecordingPolicy& p2 = recorder(w, g2);
   StageHarness<NexthopSelect> h{{}, &w};
   std::vector<rte_mbuf*> v;
   const uint32_t order[] = {1, 2, 2, 1, 1, 2, 1, 2, 2, 2};
@@ -259,8 +270,7 @@ TEST(NexthopSelect, GroupsWithDifferentPoliciesInOneBurst) {
   TestWorld w{4};
   StageHarness<NexthopSelect> h{{}, &w};
   const uint32_t good = w.route("10.0.2.0/24", 3, "02:00:00:00:bb:03");
-  RecordingPolicy rogue(true);
-  const uint32_t bad = add_group_with(w, &rogue, 1);
+  const uint32_t bad = add_group_with(w, true, 1);
   std::vector<rte_mbuf*> v;
   for (int i = 0; i < 6; ++i) {
     auto one = for_group({flow(static_cast<uint16_t>(0xC000 + i))}, i % 2 ? bad : good);

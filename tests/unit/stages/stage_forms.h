@@ -79,7 +79,7 @@ inline uint64_t stage_counter(const Stage& s, std::string_view name) {
 struct RouteDef {
   std::string prefix;
   std::vector<uint16_t> ports;  // one next hop each
-  std::string policy = "ecmp_hash";
+  std::string policy = "ecmp";
 };
 inline constexpr uint16_t kFormsPorts = 5;
 inline constexpr uint32_t kFormsSeed = 0x5EED;

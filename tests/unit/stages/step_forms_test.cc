@@ -34,12 +34,12 @@ namespace {
 // `select` too: the slot at the complement of the flow hash.
 class MirrorTable final : public RoutingPolicy {
  public:
-  explicit MirrorTable(uint32_t) {}
-  void select_burst(PacketMeta* const* m, uint16_t n, const Fib& fib, const PortLoad&, uint64_t, uint32_t* nh) override {
-    for (uint16_t i = 0; i < n; ++i) {
-      const NextHopGroup& g = fib.group(m[i]->group);
-      nh[i] = g.table[~m[i]->flow_hash & g.mask];
-    }
+  static constexpr std::string_view kSummary = "test: the slot at the complement of the flow hash";
+  static constexpr std::array<ParamSpec, 0> kParams = {};
+  static constexpr std::array<std::string_view, 0> kCounters = {};
+  explicit MirrorTable(const PolicyInit& in) : RoutingPolicy(in) {}
+  void select(PacketMeta* const* m, uint16_t n, const SelectEnv&, uint16_t* member) override {
+    for (uint16_t i = 0; i < n; ++i) member[i] = group().slot[~m[i]->flow_hash & group().mask];
   }
 };
 REGISTER_ROUTING_POLICY(MirrorTable, "step_forms_mirror");

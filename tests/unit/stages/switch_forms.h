@@ -48,7 +48,7 @@ inline SwitchConfig base_config() {
   for (const RouteDef& d : forms_routes()) {
     GroupSpec g;
     g.name = d.prefix;
-    g.policy = d.policy;
+    g.policy = PolicySpec{d.policy, {}};
     for (std::size_t k = 0; k < d.ports.size(); ++k) g.members.push_back({.port = d.ports[k], .mac = member_mac(d.ports[k], k), .weight = 1});
     cfg.groups.push_back(g);
     RouteSpec r;

@@ -339,7 +339,7 @@ TEST(Switch, BadConfigThrowsAndLeavesNothingBehind) {
   };
   const Case cases[] = {
       {"route to a group index out of range", [](SwitchConfig& c) { c.routes[1].group = 99; }},
-      {"unknown routing policy", [](SwitchConfig& c) { c.groups[2].policy = "no_such_policy"; }},
+      {"unknown routing policy", [](SwitchConfig& c) { c.groups[2].policy.name = "no_such_policy"; }},
       {"zero workers", [](SwitchConfig& c) { c.workers = 0; }},
       {"ethdev that cannot be probed, after an emulated host was built",
        [](SwitchConfig& c) {

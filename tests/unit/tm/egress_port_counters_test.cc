@@ -25,7 +25,7 @@ TEST_F(EgressPortTest, DepthAndPeakCounters) {
   EXPECT_EQ(port->queue(1).peak_bytes.get(), 10'000u);
   EXPECT_EQ(port->queued_packets(), 24u);
   // Adaptive routing policies read the port's total occupancy.
-  EXPECT_EQ(load.queued_bytes[kPortId].get(), 11'200u);
+  EXPECT_EQ(load.port_bytes(kPortId), 11'200u);
 
   // 1 us at 10 Gb/s is 1250 bytes: a few packets leave; depth falls, peak stays.
   const uint16_t sent = transmit_at(1'000);
@@ -39,7 +39,7 @@ TEST_F(EgressPortTest, DepthAndPeakCounters) {
   EXPECT_EQ(port->queue(1).peak_bytes.get(), 10'000u);
   uint64_t depth_bytes = 0;
   for (int q = 0; q < 8; ++q) depth_bytes += port->queue(q).depth_bytes.get();
-  EXPECT_EQ(load.queued_bytes[kPortId].get(), depth_bytes);
+  EXPECT_EQ(load.port_bytes(kPortId), depth_bytes);
 
   // Drained completely: depth 0, peak still remembers.
   for (uint64_t t = 2'000; port->queued_packets() > 0 && t < 1'000'000; t += 1'000) transmit_at(t);
@@ -47,7 +47,7 @@ TEST_F(EgressPortTest, DepthAndPeakCounters) {
   EXPECT_EQ(port->queue(1).depth_bytes.get(), 0u);
   EXPECT_EQ(port->queue(1).peak_packets.get(), 20u);
   EXPECT_EQ(port->queue(1).deq_bytes.get(), 10'000u);
-  EXPECT_EQ(load.queued_bytes[kPortId].get(), 0u);
+  EXPECT_EQ(load.port_bytes(kPortId), 0u);
   expect_balanced("drained");
 }
 

@@ -63,7 +63,7 @@ class EgressPortTest : public EgressFixture {
     EXPECT_EQ(tx_pkts(), fake.sent.size()) << where;
   }
 
-  PortLoad load;
+  LoadView load;
   uint64_t in = 0;
 };
 
