@@ -5,9 +5,11 @@
 // group with no live member drops as no_live_member. Through a whole Switch stepped in time:
 // scheduled link events and `admin: down` reach the load view, a down port flushes its queue
 // as link_down, sends nothing and loses what it receives, a multi-member group moves its
-// traffic to the live member, and the books balance. The config's `link_events` and `admin`.
+// traffic to the live member, and the books balance; an ethdev's own carrier counts too. The
+// config's `link_events` and `admin`.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+#include <rte_ethdev.h>
 
 #include <algorithm>
 #include <map>
@@ -23,6 +25,7 @@
 #include "dataplane/stages/nexthop_select.h"
 #include "dataplane/switch/switch.h"
 #include "tests/support/constants.h"
+#include "tests/support/fake_port.h"
 #include "tests/support/host_net.h"
 #include "tests/support/stage_harness.h"
 
@@ -290,6 +293,33 @@ TEST(SwitchLinks, AGroupMovesItsTrafficToTheLiveMemberAndBack) {
   EXPECT_EQ(sw.link_down_events(1), 1u);
   sw.shutdown(kT0 + 3 * kMs);
   EXPECT_TRUE(sw.totals().balanced());
+}
+
+TEST(SwitchLinks, AnEthdevsOwnLinkStateReachesTheLoadView) {
+  // A DPDK port's carrier: the ring PMD lets a test take its link down and up
+  // (rte_eth_dev_set_link_down/up), as a cable pulled from a NIC would.
+  RingPeer peer("failover_lsc");
+  ASSERT_TRUE(peer.ok());
+  SwitchConfig cfg;
+  add_host_port(cfg, 25, {.packets = 64, .bytes = 1u << 20});
+  PortSpec ring;
+  ring.name = "ring";
+  ring.kind = PortKind::Ethdev;
+  ring.devargs = peer.devname();
+  cfg.ports.push_back(ring);
+  Switch sw(cfg, kT0);
+  const auto id = static_cast<uint16_t>(peer.port_id());
+  sw.poll_links(kT0);
+  EXPECT_TRUE(sw.load().link_up(1));
+  ASSERT_EQ(rte_eth_dev_set_link_down(id), 0);
+  sw.poll_links(kT0 + kMs);
+  EXPECT_FALSE(sw.load().link_up(1)) << "carrier lost: the port is out of every group";
+  EXPECT_TRUE(sw.load().link_up(0));
+  EXPECT_EQ(sw.link_down_events(1), 1u);
+  ASSERT_EQ(rte_eth_dev_set_link_up(id), 0);
+  sw.poll_links(kT0 + 2 * kMs);
+  EXPECT_TRUE(sw.load().link_up(1));
+  EXPECT_EQ(sw.link_down_events(1), 1u);
 }
 
 TEST(SwitchLinks, ALinkEventOnAPortTheSwitchDoesNotHaveIsRefused) {
