@@ -13,6 +13,7 @@ std::vector<RoutingPolicyEntry>& RoutingPolicyRegistry::all() {
 }
 
 int RoutingPolicyRegistry::find(std::string_view name) {
+  if (name == "ecmp_hash") name = "ecmp";  // its name until the policies became many: old configs keep working
   auto& v = all();
   for (std::size_t i = 0; i < v.size(); ++i)
     if (v[i].name == name) return static_cast<int>(i);

@@ -125,5 +125,12 @@ TEST(PolicyConfig, UnknownPoliciesParametersAndClassesAreRejectedWithTheirPath) 
   for (auto& e : RoutingPolicyRegistry::all()) EXPECT_EQ(rejection(config(std::string(e.name), ", policy_by_tc: {3: ecmp}")), "") << e.name;
 }
 
+TEST(PolicyConfig, EcmpHashIsStillEcmp) {
+  // The policy's name before there were several: configs written then still load, as ecmp.
+  const SwitchConfig cfg = load_config_text(config("ecmp_hash"), "old.yaml");
+  ASSERT_EQ(cfg.groups.size(), 1u);
+  EXPECT_EQ(resolve_policy(cfg.groups[0].policy, "old").policy, RoutingPolicyRegistry::find("ecmp"));
+}
+
 }  // namespace
 }  // namespace rs::test
