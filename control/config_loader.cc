@@ -185,8 +185,9 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   if (const int i = port_on_missing_worker(cfg); i >= 0)
     rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));
   // A receiver group shares one single-writer tracker: one worker polls all its ports. The
-  // group's worker is its first pinned port's, else its first port's (port i: worker i %
-  // workers); every member is pinned to it explicitly, and a member pinned elsewhere is refused.
+  // group's worker is its first pinned port's (every member is pinned to it, and a member pinned
+  // elsewhere is refused), else its first port's (the Switch's choice: port i on worker i %
+  // workers).
   {
     std::map<std::string, std::size_t> group_worker;  // receiver -> the port that decided its worker
     for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
@@ -201,8 +202,10 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
       PortSpec& ps = cfg.ports[i];
       if (ps.kind != PortKind::EmulatedHost || ps.host.receiver.empty()) continue;
-      const std::size_t d = group_worker.try_emplace(ps.host.receiver, i).first->second;
-      ps.worker = cfg.ports[d].worker >= 0 ? cfg.ports[d].worker : static_cast<int>(d % cfg.workers);
+      // Unpinned groups stay unpinned: the Switch puts them on their first port's worker, so
+      // --workers or a core list can still change the count.
+      const auto d = group_worker.find(ps.host.receiver);
+      if (d != group_worker.end()) ps.worker = cfg.ports[d->second].worker;
     }
   }
   // After the ports: headroom depends on each port's speed and cable length.

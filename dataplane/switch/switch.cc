@@ -60,12 +60,12 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
         for (auto& f : hs.flows)
           if (f.priority < 0) f.priority = static_cast<int8_t>(cfg.mmu.tc_to_pg[cfg.qos.dscp_to_tc[f.dscp & 63] & 7]);
         // A receiver group's ports share the first one's flow tracker, which has one writer:
-        // the worker that owns them all (the loader pins them; a hand-built config may not).
+        // the worker that owns them all (unpinned members follow the first port, below).
         const EmulatedHost* leader = nullptr;
         for (std::size_t j = 0; j < i && !leader && !hs.receiver.empty(); ++j)
           if (cfg.ports[j].kind == PortKind::EmulatedHost && cfg.ports[j].host.receiver == hs.receiver) {
             leader = static_cast<const EmulatedHost*>(ports_[j].get());
-            if ((ps.worker >= 0 ? ps.worker : static_cast<int>(i)) % cfg.workers != port_owner_[j])
+            if (ps.worker >= 0 && ps.worker % cfg.workers != port_owner_[j])
               throw std::runtime_error(fmt::format("port {}: receiver '{}' spans workers (port {} is on worker {})", ps.name,
                                                    hs.receiver, cfg.ports[j].name, port_owner_[j]));
           }
@@ -77,6 +77,12 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       p->id = static_cast<uint16_t>(i);
       port_mac_[i] = ps.mac;
       port_owner_[i] = static_cast<uint8_t>(ps.worker >= 0 ? ps.worker % cfg.workers : i % cfg.workers);
+      // An unpinned port of a receiver group goes where the group's first port went.
+      for (std::size_t j = 0; j < i && ps.worker < 0 && ps.kind == PortKind::EmulatedHost && !ps.host.receiver.empty(); ++j)
+        if (cfg.ports[j].kind == PortKind::EmulatedHost && cfg.ports[j].host.receiver == ps.host.receiver) {
+          port_owner_[i] = port_owner_[j];
+          break;
+        }
       ports_.push_back(std::move(p));
       egress_.push_back(std::make_unique<EgressPort>(static_cast<uint16_t>(i), ports_.back().get(), ps.egress, now_ns,
                                                      sb_.get(), port_owner_[i], ps.lossless, pool_));

@@ -5,6 +5,8 @@
 // on one worker.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
@@ -190,14 +192,22 @@ TEST(ReceiverGroup, SwitchSpraysAFlowOverTwoLinksOfOneReceiver) {
   EXPECT_EQ(j["ports"][2]["host"]["rx_flows_in"], "h1");
 }
 
-TEST(ReceiverGroup, SwitchRefusesAGroupOverTwoWorkers) {
-  // Unpinned, ports 1 and 2 would land on workers 1 and 0.
-  EXPECT_THROW(Switch(sprayed(2, "ecmp"), kT0), std::runtime_error);
+TEST(ReceiverGroup, UnpinnedMembersFollowTheFirstPortAndPinsMustAgree) {
+  // Unpinned, ports 1 and 2 would land on workers 1 and 0: port 2 follows port 1 instead.
+  {
+    Switch sw(sprayed(2, "ecmp"), kT0);
+    EXPECT_EQ(&dynamic_cast<EmulatedHost&>(sw.port(1)).rx_tracker(), &dynamic_cast<EmulatedHost&>(sw.port(2)).rx_tracker());
+    bool together = false;
+    for (uint16_t w = 0; w < sw.num_workers(); ++w) {
+      const auto& rx = sw.worker(w).rx_ports;
+      together |= std::count(rx.begin(), rx.end(), &sw.port(1)) + std::count(rx.begin(), rx.end(), &sw.port(2)) == 2;
+    }
+    EXPECT_TRUE(together) << "one worker polls both ports of the receiver";
+  }
   SwitchConfig cfg = sprayed(2, "ecmp");
   cfg.ports[1].worker = 1;
-  cfg.ports[2].worker = 1;
-  Switch sw(cfg, kT0);
-  EXPECT_EQ(&dynamic_cast<EmulatedHost&>(sw.port(1)).rx_tracker(), &dynamic_cast<EmulatedHost&>(sw.port(2)).rx_tracker());
+  cfg.ports[2].worker = 0;
+  EXPECT_THROW(Switch(cfg, kT0), std::runtime_error) << "a hand-built config pinning one receiver to two workers";
 }
 
 // --- The YAML: host.receiver, and the worker pinning a group needs ---------------------------
@@ -214,8 +224,10 @@ TEST(ReceiverGroupConfig, UnpinnedMembersFollowTheFirstPort) {
   const SwitchConfig c = load_config_text(group_yaml("", ""), "g.yaml");
   EXPECT_EQ(c.ports[1].host.receiver, "far");
   EXPECT_EQ(c.ports[3].host.receiver, "far");
-  EXPECT_EQ(c.ports[1].worker, 1);  // port 1's own default, 1 % 3
-  EXPECT_EQ(c.ports[3].worker, 1);
+  // Left unpinned, so --workers can still change the count: the Switch puts the group on its
+  // first port's worker (ReceiverGroup.UnpinnedMembersFollowTheFirstPortAndPinsMustAgree).
+  EXPECT_EQ(c.ports[1].worker, -1);
+  EXPECT_EQ(c.ports[3].worker, -1);
   EXPECT_EQ(c.ports[0].worker, -1) << "ports outside a group keep their default";
   EXPECT_EQ(c.ports[2].worker, -1);
   EXPECT_TRUE(c.ports[0].host.receiver.empty());
