@@ -16,11 +16,8 @@ nlohmann::json param_value(const ParamSpec& p, double v) {
       return static_cast<int64_t>(v);
     case ParamType::Real:
       return v;
-    case ParamType::Choice: {
-      std::string_view rest = p.choices;
-      for (int i = 0; i < static_cast<int>(v); ++i) rest = rest.substr(std::min(rest.size(), rest.find('|') + 1));
-      return std::string(rest.substr(0, rest.find('|')));
-    }
+    case ParamType::Choice:
+      return std::string(choice_name(p, static_cast<std::size_t>(v)));
   }
   return v;
 }

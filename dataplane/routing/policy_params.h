@@ -56,6 +56,13 @@ inline int choice_index(const ParamSpec& p, std::string_view name) {
   return -1;
 }
 
+// The name of a Choice parameter's value i ("" past the last).
+inline std::string_view choice_name(const ParamSpec& p, std::size_t i) {
+  std::string_view rest = p.choices;
+  for (; i && !rest.empty(); --i) rest = rest.find('|') == std::string_view::npos ? std::string_view{} : rest.substr(rest.find('|') + 1);
+  return rest.substr(0, rest.find('|'));
+}
+
 // A value given as text, checked against its declaration: the value, or the reason it is
 // refused (for the config loader's error message).
 struct ParsedParam {

@@ -67,15 +67,8 @@ std::string describe_param(const ParamSpec& p) {
   switch (p.type) {
     case ParamType::Bool:
       return fmt::format("{} (bool, default {}): {}", p.name, p.def != 0 ? "true" : "false", p.help);
-    case ParamType::Choice: {
-      std::string_view rest = p.choices, def;
-      for (int i = 0; i <= static_cast<int>(p.def); ++i) {
-        const std::size_t bar = rest.find('|');
-        def = rest.substr(0, bar);
-        rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
-      }
-      return fmt::format("{} ({}, default {}): {}", p.name, p.choices, def, p.help);
-    }
+    case ParamType::Choice:
+      return fmt::format("{} ({}, default {}): {}", p.name, p.choices, choice_name(p, static_cast<std::size_t>(p.def)), p.help);
     case ParamType::Int:
     case ParamType::Real:
       return fmt::format("{} ({}, default {}, range [{}, {}]): {}", p.name, p.type == ParamType::Int ? "int" : "real", p.def,
