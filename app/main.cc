@@ -14,7 +14,7 @@
 #include <fstream>
 #include <thread>
 
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 #include "app/eal_args.h"
 #include "app/report.h"
 #include "app/routing_stats.h"

@@ -4,6 +4,8 @@
 // instances.
 #include <fmt/core.h>
 
+#include <rte_errno.h>
+
 #include <stdexcept>
 
 #include "dataplane/routing/routing_policy.h"
@@ -28,10 +30,29 @@ PolicyChoice resolve_policy(const PolicySpec& spec, const std::string& where) {
   return c;
 }
 
-std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg) {
-  auto fib = std::make_unique<Fib>();
+std::vector<GroupSlot> group_slots(const SwitchConfig& cfg) {
+  std::vector<GroupSlot> slots;
+  uint32_t next = 0;
   for (auto& g : cfg.groups) {
+    GroupSlot s{&g, {}};
+    for (std::size_t m = 0; m < g.members.size(); ++m) s.nexthop.push_back(next++);
+    slots.push_back(std::move(s));
+  }
+  return slots;
+}
+
+std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std::size_t num_nexthops, uint16_t workers,
+                                        uint64_t seed, const FibGroups* previous, const std::vector<bool>& same) {
+  if (num_nexthops > kMaxNexthops) throw std::runtime_error(fmt::format("more than {} next hops", kMaxNexthops));
+  auto out = std::make_shared<FibGroups>();
+  out->nexthops.assign(num_nexthops, NextHop{kInvalidPort, {}});  // unused ids lead nowhere
+  for (auto& s : slots) {
     NextHopGroup ng;
+    if (!s.spec) {  // a deleted group's slot: no route names it
+      out->groups.push_back(std::move(ng));
+      continue;
+    }
+    const GroupSpec& g = *s.spec;
     ng.name = g.name;
     ng.choices = {resolve_policy(g.policy, fmt::format("group '{}'", g.name))};
     for (uint8_t tc = 0; tc < 8; ++tc) {
@@ -40,19 +61,37 @@ std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg) {
       ng.choices.push_back(resolve_policy(*g.policy_by_tc[tc], fmt::format("group '{}' class {}", g.name, tc)));
     }
     std::vector<uint32_t> weighted;
-    for (auto& m : g.members) {
-      const uint32_t nh = fib->add_nexthop({m.port, m.mac});
+    for (std::size_t i = 0; i < g.members.size(); ++i) {
+      const uint32_t nh = s.nexthop.at(i);
+      if (nh >= num_nexthops) throw std::runtime_error(fmt::format("group '{}': bad next hop {}", g.name, nh));
+      out->nexthops[nh] = {g.members[i].port, g.members[i].mac};
       ng.members.push_back(nh);
-      for (uint32_t k = 0; k < m.weight; ++k) weighted.push_back(nh);
+      for (uint32_t k = 0; k < g.members[i].weight; ++k) weighted.push_back(nh);
     }
     // SwitchConfig is also built without the YAML loader: check what build_table divides by.
     if (weighted.empty()) throw std::runtime_error(fmt::format("group '{}': no member with a weight above 0", g.name));
     ng.table = Fib::build_table(weighted, g.table_size);
-    fib->add_group(std::move(ng));
+    Fib::complete_group(ng, num_nexthops);
+    out->groups.push_back(std::move(ng));
   }
-  for (auto& r : cfg.routes) fib->add_route(r, static_cast<uint32_t>(cfg.routes.size() + 16));
-  fib->attach_policies(cfg.workers, cfg.seed);
-  return fib;
+  Fib::attach_policies(*out, workers, seed, previous, same);
+  return out;
+}
+
+std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg) {
+  const auto slots = group_slots(cfg);
+  std::size_t n = 0;
+  for (auto& s : slots) n += s.nexthop.size();
+  RouteLimits limits;
+  limits.v4 = limits.v6 = static_cast<uint32_t>(cfg.routes.size() + 16);
+  auto bank = std::make_shared<RouteBank>(limits);
+  auto groups = build_groups(slots, n, cfg.workers, cfg.seed, nullptr, {});
+  for (auto& r : cfg.routes) {
+    if (r.group >= groups->groups.size()) throw std::runtime_error(fmt::format("route to unknown group {}", r.group));
+    const int rc = bank->add(r);
+    if (rc < 0) throw std::runtime_error(fmt::format("route add failed: {}", rte_strerror(-rc)));
+  }
+  return std::make_unique<Fib>(std::move(bank), std::move(groups));
 }
 
 }  // namespace rs

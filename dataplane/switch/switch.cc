@@ -92,7 +92,15 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     qsbr_ = static_cast<rte_rcu_qsbr*>(rte_zmalloc("rs_qsbr", sz, RTE_CACHE_LINE_SIZE));
     if (!qsbr_ || rte_rcu_qsbr_init(qsbr_, cfg.workers) != 0) throw std::runtime_error("rcu init failed");
     fib_.set_qsbr(qsbr_);
-    fib_.publish(build_fib(cfg));
+    RouteLimits limits = cfg.route_limits;  // at least what the configuration starts with
+    limits.v4 = std::max<uint32_t>(limits.v4, static_cast<uint32_t>(std::count_if(cfg.routes.begin(), cfg.routes.end(), [](auto& r) { return !r.ipv6; })));
+    limits.v6 = std::max<uint32_t>(limits.v6, static_cast<uint32_t>(std::count_if(cfg.routes.begin(), cfg.routes.end(), [](auto& r) { return r.ipv6; })));
+    writer_ = std::make_unique<FibWriter>(fib_, qsbr_, limits);
+    writer_->load(build_groups(group_slots(cfg), [&] {
+                    std::size_t n = 0;
+                    for (auto& g : cfg.groups) n += g.members.size();
+                    return n;
+                  }(), cfg.workers, cfg.seed, nullptr, {}), cfg.routes);
 
     StageEnv env;
     env.qos = &cfg_.qos;
@@ -135,6 +143,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     ports_.clear();
     sb_.reset();
     fib_.clear();
+    writer_.reset();
     rte_free(qsbr_);
     rte_mempool_free(pool_);
     throw;
@@ -155,6 +164,7 @@ Switch::~Switch() {
   egress_.clear();
   ports_.clear();
   fib_.clear();
+  writer_.reset();
   rte_free(qsbr_);
   rte_mempool_free(pool_);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dataplane/core/rcu_snapshot.h"
+#include "dataplane/switch/fib_writer.h"
 #include "dataplane/switch/switch_config.h"
 #include "dataplane/switch/worker.h"
 #include "dataplane/ports/port.h"
@@ -50,10 +51,20 @@ class Switch {
   // still queued as dropped (reason shutdown_flush) so the books balance.
   void shutdown(uint64_t now_ns);
 
-  // RCU: publish a new FIB with one pointer store; the old one is freed by reclaim() once every
-  // worker has passed a quiescent state.
-  void publish_fib(std::unique_ptr<Fib> fib) { fib_.publish(std::move(fib)); }
-  void reclaim() { fib_.reclaim(); }
+  // RCU: the control plane changes the FIB through its writer, which publishes each change as a
+  // new snapshot with one pointer store (no route table copied); the old snapshot is freed by
+  // reclaim() once every worker has passed a quiescent state.
+  FibWriter& fib_writer() { return *writer_; }
+  // Housekeeping on the control thread: frees the snapshots no worker sees any more and brings
+  // the spare route bank up to date.
+  void reclaim() {
+    fib_.reclaim();
+    writer_->catch_up();
+  }
+  // Administrative link state (the control plane's `port down`); the link monitor applies it on
+  // its next poll, as it applies a scheduled link event.
+  void set_admin(std::size_t port, bool up) { admin_up_[port] = up; }
+  bool admin_up(std::size_t port) const { return admin_up_[port]; }
 
   // Per-packet trace (core/trace.h): every worker traces the next `first` packets it
   // receives, then 1 in `every`. Before the workers start, or while they are stopped.
@@ -107,6 +118,7 @@ class Switch {
   Counter link_down_events_[kMaxPorts];
   rte_rcu_qsbr* qsbr_ = nullptr;
   RcuSnapshot<Fib> fib_;
+  std::unique_ptr<FibWriter> writer_;
 };
 
 }  // namespace rs

@@ -74,6 +74,7 @@ struct SwitchConfig {
   std::vector<RouteSpec> routes;  // RouteSpec::group indexes `groups`
   std::vector<LinkEvent> link_events;  // sorted by at_ns
   LoadViewConfig load_view;
+  RouteLimits route_limits;       // what each route table holds at most (run-time changes too)
   double duration_s = 0;          // demo runs set one; 0 = until signalled
 };
 
@@ -87,6 +88,20 @@ inline int port_on_missing_worker(const SwitchConfig& cfg) {
 
 // Builds the FIB (next hops, groups with their redirection tables, routes). Throws on error.
 std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg);
+
+// A group as the control plane hands it to the FIB: its spec and each member's next-hop id
+// (an id stays with its member while the member exists, and so do its counters). A null spec
+// is a deleted group's slot.
+struct GroupSlot {
+  const GroupSpec* spec = nullptr;
+  std::vector<uint32_t> nexthop;
+};
+// The configuration's groups, their members numbered in order.
+std::vector<GroupSlot> group_slots(const SwitchConfig& cfg);
+// Next hops, groups and each worker's policy instances; `previous` lends its instances to the
+// groups marked in `same` (Fib::attach_policies). Throws with the reason.
+std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std::size_t num_nexthops, uint16_t workers,
+                                        uint64_t seed, const FibGroups* previous, const std::vector<bool>& same);
 // A policy spec as the FIB holds it: registry id and every parameter's value. Throws with
 // `where` and the reason (unknown policy or parameter, value out of range).
 PolicyChoice resolve_policy(const PolicySpec& spec, const std::string& where);

@@ -13,22 +13,52 @@
 #include <stdexcept>
 
 namespace rs {
-Fib::Fib() = default;
 
-void Fib::attach_policies(uint16_t workers, uint64_t seed) {
-  policy_sets_.clear();
-  for (uint16_t w = 0; w < workers; ++w) policy_sets_.push_back(std::make_unique<PolicySet>(*this, w, seed));
+FibGroups::FibGroups() = default;
+FibGroups::~FibGroups() = default;
+
+Fib::Fib() {
+  auto g = std::make_shared<FibGroups>();
+  own_g_ = g.get();
+  g_ = std::move(g);
 }
 
-Fib::~Fib() {
-  if (v4_) rte_lpm_free(v4_);
-  if (v6_) rte_lpm6_free(v6_);
+Fib::Fib(std::shared_ptr<const RouteBank> bank, std::shared_ptr<const FibGroups> groups)
+    : g_(std::move(groups)), bank_(std::move(bank)) {
+  refresh_bank();
+}
+
+Fib::~Fib() = default;
+
+void Fib::refresh_bank() {
+  if (!bank_) return;
+  v4_ = bank_->v4();
+  v6_ = bank_->v6();
+  default_v4_ = bank_->default_v4();
+  default_v6_ = bank_->default_v6();
+}
+
+FibGroups& Fib::own_groups() {
+  if (!own_g_) throw std::logic_error("a shared FIB snapshot is not built in place");
+  return *own_g_;
+}
+
+void Fib::attach_policies(uint16_t workers, uint64_t seed) { attach_policies(own_groups(), workers, seed, nullptr, {}); }
+
+void Fib::attach_policies(FibGroups& g, uint16_t workers, uint64_t seed, const FibGroups* previous,
+                          const std::vector<bool>& same) {
+  g.policy_sets.clear();
+  for (uint16_t w = 0; w < workers; ++w) {
+    const PolicySet* prev = previous && w < previous->policy_sets.size() ? previous->policy_sets[w].get() : nullptr;
+    g.policy_sets.push_back(std::make_unique<PolicySet>(g, w, seed, prev, &same));
+  }
 }
 
 uint32_t Fib::add_nexthop(const NextHop& nh) {
-  if (nexthops_.size() >= kMaxNexthops) throw std::runtime_error(fmt::format("more than {} next hops", kMaxNexthops));
-  nexthops_.push_back(nh);
-  return static_cast<uint32_t>(nexthops_.size() - 1);
+  auto& nexthops = own_groups().nexthops;
+  if (nexthops.size() >= kMaxNexthops) throw std::runtime_error(fmt::format("more than {} next hops", kMaxNexthops));
+  nexthops.push_back(nh);
+  return static_cast<uint32_t>(nexthops.size() - 1);
 }
 
 std::vector<uint32_t> Fib::build_table(const std::vector<uint32_t>& members, uint32_t size) {
@@ -38,9 +68,16 @@ std::vector<uint32_t> Fib::build_table(const std::vector<uint32_t>& members, uin
 }
 
 uint32_t Fib::add_group(NextHopGroup g) {
+  auto& groups = own_groups();
+  complete_group(g, groups.nexthops.size());
+  groups.groups.push_back(std::move(g));
+  return static_cast<uint32_t>(groups.groups.size() - 1);
+}
+
+void Fib::complete_group(NextHopGroup& g, std::size_t nexthops) {
   if (g.members.empty()) throw std::runtime_error(fmt::format("group '{}' has no members", g.name));
   for (uint32_t m : g.members)
-    if (m >= nexthops_.size()) throw std::runtime_error(fmt::format("group '{}': bad next hop {}", g.name, m));
+    if (m >= nexthops) throw std::runtime_error(fmt::format("group '{}': bad next hop {}", g.name, m));
   if (g.table.empty()) {
     uint32_t size = 1;
     while (size < g.members.size()) size <<= 1;
@@ -51,7 +88,7 @@ uint32_t Fib::add_group(NextHopGroup g) {
     throw std::runtime_error(fmt::format("group '{}': table size {} is not a power of two", g.name, g.table.size()));
   // The route stages trust a slot as a next-hop index when they take the member inline.
   for (uint32_t t : g.table)
-    if (t >= nexthops_.size()) throw std::runtime_error(fmt::format("group '{}': bad next hop {} in its table", g.name, t));
+    if (t >= nexthops) throw std::runtime_error(fmt::format("group '{}': bad next hop {} in its table", g.name, t));
   g.mask = static_cast<uint32_t>(g.table.size() - 1);
   if (g.members.size() > kMaxGroupMembers)
     throw std::runtime_error(fmt::format("group '{}': {} members, at most {}", g.name, g.members.size(), kMaxGroupMembers));
@@ -69,44 +106,22 @@ uint32_t Fib::add_group(NextHopGroup g) {
     const auto by_hash = RoutingPolicyRegistry::at(pc.policy).table_by_flow_hash;
     g.inline_member &= by_hash != nullptr && by_hash(pc.params);
   }
-  groups_.push_back(std::move(g));
-  return static_cast<uint32_t>(groups_.size() - 1);
-}
-
-void Fib::ensure_v4(uint32_t max_routes) {
-  if (v4_) return;
-  rte_lpm_config cfg{};
-  cfg.max_rules = max_routes;
-  cfg.number_tbl8s = 1u << 12;
-  v4_ = rte_lpm_create(unique_object_name("fib4_").c_str(), SOCKET_ID_ANY, &cfg);
-  if (!v4_) throw std::runtime_error(fmt::format("rte_lpm_create failed: {}", rte_strerror(rte_errno)));
-}
-
-void Fib::ensure_v6(uint32_t max_routes) {
-  if (v6_) return;
-  rte_lpm6_config cfg{};
-  cfg.max_rules = max_routes;
-  cfg.number_tbl8s = 1u << 12;
-  v6_ = rte_lpm6_create(unique_object_name("fib6_").c_str(), SOCKET_ID_ANY, &cfg);
-  if (!v6_) throw std::runtime_error(fmt::format("rte_lpm6_create failed: {}", rte_strerror(rte_errno)));
 }
 
 void Fib::add_route(const RouteSpec& r, uint32_t max_routes_hint) {
-  if (r.group >= groups_.size()) throw std::runtime_error(fmt::format("route to unknown group {}", r.group));
-  int rc;
-  if (r.depth == 0) {
-    (r.ipv6 ? default_v6_ : default_v4_) = r.group;
-    rc = 0;
-  } else if (r.ipv6) {
-    ensure_v6(max_routes_hint);
-    rc = rte_lpm6_add(v6_, r.addr, r.depth, r.group);
-  } else {
-    ensure_v4(max_routes_hint);
-    uint32_t a = static_cast<uint32_t>(r.addr[0]) << 24 | static_cast<uint32_t>(r.addr[1]) << 16 |
-                 static_cast<uint32_t>(r.addr[2]) << 8 | r.addr[3];
-    rc = rte_lpm_add(v4_, a, r.depth, r.group);
+  if (r.group >= num_groups()) throw std::runtime_error(fmt::format("route to unknown group {}", r.group));
+  if (!bank_) {
+    if (!own_g_) throw std::logic_error("a shared FIB snapshot is not built in place");
+    RouteLimits limits;
+    limits.v4 = limits.v6 = max_routes_hint;
+    auto bank = std::make_shared<RouteBank>(limits);
+    own_bank_ = bank.get();
+    bank_ = std::move(bank);
   }
+  if (!own_bank_) throw std::logic_error("a shared FIB snapshot is not built in place");
+  const int rc = own_bank_->add(r);
   if (rc < 0) throw std::runtime_error(fmt::format("route add failed: {}", rte_strerror(-rc)));
+  refresh_bank();
 }
 
 }  // namespace rs

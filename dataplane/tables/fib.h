@@ -1,6 +1,9 @@
-// The forwarding information base: LPM tables (P4 ipv4_lpm / ipv6_lpm), next hops and
-// next-hop groups (ecmp_group / ecmp_member). Immutable once published: the control plane
-// builds a new Fib and swaps one pointer; workers read it between quiescent states.
+// The forwarding information base as the workers see it: route tables (P4 ipv4_lpm /
+// ipv6_lpm, a RouteBank), next hops and next-hop groups (the nexthop_selector's members and
+// groups) with each worker's routing policy instances. Immutable once published: the control
+// plane publishes a new Fib with one pointer store (switch/fib_writer.h) and workers read it
+// between quiescent states. A snapshot shares its parts with the next one where they did not
+// change: a route change keeps the groups, a group change keeps the route tables.
 #pragma once
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "dataplane/routing/policy_params.h"
+#include "dataplane/tables/route_bank.h"
 
 namespace rs {
 
@@ -50,16 +54,22 @@ struct NextHopGroup {
   std::vector<uint32_t> table;     // redirection table: hash slot -> next-hop index
 };
 
-struct RouteSpec {
-  bool ipv6 = false;
-  uint8_t addr[16]{};  // IPv4 in the first 4 bytes, network order
-  uint8_t depth = 0;
-  uint32_t group = 0;
+// Next hops and groups, with each worker's policy instances for them. A group id is its
+// index, which routes name; a deleted group leaves an empty slot (no members, no policy) that
+// no route names, so the ids of the others never move.
+struct FibGroups {
+  std::vector<NextHop> nexthops;
+  std::vector<NextHopGroup> groups;
+  std::vector<std::unique_ptr<PolicySet>> policy_sets;  // one per worker
+  FibGroups();
+  ~FibGroups();
 };
 
 class Fib {
  public:
-  Fib();
+  Fib();  // an empty FIB to build with the add_* calls below, before it is published
+  // A snapshot made of shared parts (FibWriter).
+  Fib(std::shared_ptr<const RouteBank> bank, std::shared_ptr<const FibGroups> groups);
   ~Fib();
   Fib(const Fib&) = delete;
   Fib& operator=(const Fib&) = delete;
@@ -68,6 +78,9 @@ class Fib {
   uint32_t add_nexthop(const NextHop& nh);
   uint32_t add_group(NextHopGroup g);  // fills table by replication of members when empty
   void add_route(const RouteSpec& r, uint32_t max_routes_hint = 4096);
+  // Checks a group and completes it (table, mask, default policy, inline_member) as add_group
+  // does, against `nexthops` next hops; throws with the reason.
+  static void complete_group(NextHopGroup& g, std::size_t nexthops);
 
   // Fast-path side, once per packet: rte_lpm's own inline lookup, the default route beside it
   // (rte_lpm and rte_lpm6 take depths from 1).
@@ -84,12 +97,15 @@ class Fib {
     group = static_cast<uint32_t>(default_v6_);
     return true;
   }
-  const NextHopGroup& group(uint32_t id) const { return groups_[id]; }
-  const NextHopGroup* group_table() const { return groups_.data(); }
-  const NextHop& nexthop(uint32_t id) const { return nexthops_[id]; }
-  const NextHop* nexthop_table() const { return nexthops_.data(); }
-  std::size_t num_groups() const { return groups_.size(); }
-  std::size_t num_nexthops() const { return nexthops_.size(); }
+  const NextHopGroup& group(uint32_t id) const { return g_->groups[id]; }
+  const NextHopGroup* group_table() const { return g_->groups.data(); }
+  const NextHop& nexthop(uint32_t id) const { return g_->nexthops[id]; }
+  const NextHop* nexthop_table() const { return g_->nexthops.data(); }
+  std::size_t num_groups() const { return g_->groups.size(); }
+  std::size_t num_nexthops() const { return g_->nexthops.size(); }
+  const FibGroups& groups() const { return *g_; }
+  const std::shared_ptr<const FibGroups>& shared_groups() const { return g_; }
+  const std::shared_ptr<const RouteBank>& shared_bank() const { return bank_; }
 
   // Builds the redirection table: each member gets table_size / members slots (weights by
   // replication), interleaved so a power-of-two mask spreads flows evenly.
@@ -98,20 +114,26 @@ class Fib {
   // Each worker's routing policy instances for this FIB's groups, made once the groups are
   // all added: they live and die with this snapshot, so no worker reads one after it is freed.
   void attach_policies(uint16_t workers, uint64_t seed);
-  PolicySet& policies(uint16_t worker) const { return *policy_sets_[worker]; }
+  // The same for new group tables; `previous` (may be null) lends its instances to the groups
+  // whose policy and members are unchanged (`same[g]`), so their state (flowlet tables,
+  // counters) carries over.
+  static void attach_policies(FibGroups& groups, uint16_t workers, uint64_t seed, const FibGroups* previous,
+                              const std::vector<bool>& same);
+  PolicySet& policies(uint16_t worker) const { return *g_->policy_sets[worker]; }
 
  private:
-  void ensure_v4(uint32_t max_routes);
-  void ensure_v6(uint32_t max_routes);
+  FibGroups& own_groups();  // the builder's, before publication
+  void refresh_bank();
 
+  std::shared_ptr<const FibGroups> g_;
+  std::shared_ptr<const RouteBank> bank_;
+  RouteBank* own_bank_ = nullptr;  // the builder's bank (add_route), null in a shared snapshot
+  FibGroups* own_g_ = nullptr;
+  // Copied from the bank: the lookups read them without a second indirection.
   rte_lpm* v4_ = nullptr;
-  // rte_lpm and rte_lpm6 take depths from 1: the default routes (/0) live here; -1 = none.
-  int64_t default_v4_ = -1;
-  int64_t default_v6_ = -1;
   rte_lpm6* v6_ = nullptr;
-  std::vector<NextHop> nexthops_;
-  std::vector<NextHopGroup> groups_;
-  std::vector<std::unique_ptr<PolicySet>> policy_sets_;
+  int64_t default_v4_ = -1;  // the /0 routes (rte_lpm and rte_lpm6 take depths from 1); -1 = none
+  int64_t default_v6_ = -1;
 };
 
 }  // namespace rs

@@ -1,6 +1,6 @@
 // The YAML loader: every kind of mistake is rejected with the file, the key path and a reason
 // (and nothing is applied: the loader returns no config), pointing at the offending line.
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The YAML loader: what a good file becomes (the embedded demo, the lossless sections, the
 // defaults left where a file says nothing).
-#include "control/config_loader.h"
-#include "control/lossless_config.h"
+#include "control/config/config_loader.h"
+#include "control/config/lossless_config.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "app/stats_json.h"
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 #include "dataplane/emu/emulated_host.h"
 #include "dataplane/switch/switch.h"
 #include "tests/support/constants.h"

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 #include "dataplane/routing/policy_set.h"
 #include "dataplane/stages/ip_route.h"
 #include "dataplane/stages/l3_input.h"

@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 #include "dataplane/switch/switch_config.h"
 #include "tests/unit/routing/registry_view.h"
 

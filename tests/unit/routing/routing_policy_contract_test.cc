@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 #include "dataplane/routing/policy_set.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/stages/ip_route.h"

@@ -236,7 +236,14 @@ uint64_t heap_in_use() {
   return s;
 }
 
-TEST(Switch, PublishedFibIsUsedAndOldOneFreedAfterGracePeriod) {
+// The control plane's route change (switch/fib_writer.h): one prefix to another group.
+std::optional<FibWriter::Failure> move_route(Switch& sw, const RouteSpec& r, uint32_t to, uint64_t now) {
+  FibWriter::RouteChange c{r, false, r.group, 0};
+  c.route.group = to;
+  return sw.fib_writer().commit({c}, nullptr, [&] { sw.poll_all(now); });
+}
+
+TEST(Switch, CommittedRouteIsUsedAndSpareBankWaitsForTheGracePeriod) {
   // h1 sends 1 Gb/s to 10.0.0.2; the route first points at h0, then at h2.
   Topology t(2);
   t.add_host(10);
@@ -250,24 +257,21 @@ TEST(Switch, PublishedFibIsUsedAndOldOneFreedAfterGracePeriod) {
   ASSERT_GT(host(sw, 0).received_packets(), 0u);
   ASSERT_EQ(host(sw, 2).received_packets(), 0u);
 
-  SwitchConfig moved = t.cfg;
-  moved.routes[0].group = 2;  // 10.0.0.0/24 -> h2's group
-  const uint64_t heap_before_publish = heap_in_use();
-  sw.publish_fib(build_fib(moved));
-  const uint64_t heap_with_both = heap_in_use();
-  ASSERT_GT(heap_with_both, heap_before_publish) << "the new FIB's tables should be on the DPDK heap";
+  const uint64_t heap_before = heap_in_use();
+  const Fib* before = &sw.fib();
+  ASSERT_FALSE(move_route(sw, t.cfg.routes[0], 2, now));  // 10.0.0.0/24 -> h2's group
+  EXPECT_NE(&sw.fib(), before) << "a commit publishes a new snapshot";
+  EXPECT_EQ(heap_in_use(), heap_before) << "a route change copies no route table";
 
-  // No worker has passed a quiescent state since the swap: the old FIB must stay.
-  sw.reclaim();
-  EXPECT_EQ(heap_in_use(), heap_with_both);
-  // Worker 0 alone is not enough: worker 1 may still hold the old pointer.
+  // No worker has passed a quiescent state since the swap: the old bank is still read.
+  EXPECT_FALSE(sw.fib_writer().catch_up());
+  // Worker 0 alone is not enough: worker 1 may still hold the old snapshot.
   sw.poll(0, now);
-  sw.reclaim();
-  EXPECT_EQ(heap_in_use(), heap_with_both) << "freed before every worker reported quiescence";
+  EXPECT_FALSE(sw.fib_writer().catch_up()) << "spare reused before every worker reported quiescence";
   sw.poll(1, now);
   now += kUs;
+  EXPECT_TRUE(sw.fib_writer().catch_up()) << "spare not free after the grace period";
   sw.reclaim();
-  EXPECT_EQ(heap_in_use(), heap_before_publish) << "old FIB not freed after the grace period";
 
   // Traffic follows the new route; once h0's queue has drained it receives nothing new.
   run(sw, now, now + 100 * kUs);
@@ -285,10 +289,12 @@ TEST(Switch, PublishedFibIsUsedAndOldOneFreedAfterGracePeriod) {
   EXPECT_TRUE(sw.totals().balanced());
 }
 
-TEST(Switch, RepeatedPublishReclaimsEverything) {
-  // Many swaps with polls in between: each old FIB is freed once its grace period has passed,
-  // so the heap does not grow with the number of updates.
+TEST(Switch, RepeatedCommitsReclaimEverything) {
+  // Many changes with polls in between (the second bank catching up each time): every old
+  // snapshot is freed once its grace period has passed, so the DPDK heap does not grow with the
+  // number of updates, and traffic ends on the last route.
   Topology t(2);
+  t.add_host(10);
   t.add_host(10);
   t.add_host(10);
   t.add_flow(1, 0, 1, 0x400);
@@ -297,15 +303,16 @@ TEST(Switch, RepeatedPublishReclaimsEverything) {
   run(sw, now, now + 100 * kUs);
   now += 100 * kUs;
   const uint64_t heap0 = heap_in_use();
-  for (int i = 0; i < 50; ++i) {
-    sw.publish_fib(build_fib(t.cfg));
+  for (int i = 0; i < 51; ++i) {
+    ASSERT_FALSE(move_route(sw, t.cfg.routes[0], i % 2 ? 0 : 2, now));
     sw.poll_all(now);
     now += kUs;
     sw.reclaim();
   }
   EXPECT_EQ(heap_in_use(), heap0);
+  const uint64_t h2 = host(sw, 2).received_packets();
   run(sw, now, now + kMs);
-  EXPECT_GT(host(sw, 0).received_packets(), 0u);
+  EXPECT_GT(host(sw, 2).received_packets(), h2);
 }
 
 // Counts the DPDK objects a Switch creates, to show a failed constructor leaves none behind.

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "control/config_reader.h"
+#include "control/config/config_reader.h"
 #include "dataplane/switch/switch_config.h"
 
 namespace rs {

@@ -1,6 +1,6 @@
 // SONiC's BUFFER_POOL / BUFFER_PROFILE / BUFFER_PG / BUFFER_QUEUE / WRED_PROFILE / PFC_WD /
 // PORT_QOS_MAP settings, read from YAML and resolved per port (see lossless_config.h).
-#include "control/lossless_config.h"
+#include "control/config/lossless_config.h"
 
 #include <fmt/core.h>
 

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 
 namespace rs {
 

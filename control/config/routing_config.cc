@@ -1,4 +1,4 @@
-#include "control/routing_config.h"
+#include "control/config/routing_config.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "control/config_loader.h"
+#include "control/config/config_loader.h"
 
 #include <arpa/inet.h>
 #include <fmt/core.h>
@@ -10,9 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include "control/config_reader.h"
-#include "control/lossless_config.h"
-#include "control/routing_config.h"
+#include "control/config/config_reader.h"
+#include "control/config/lossless_config.h"
+#include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
 
 namespace rs {

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "control/config_reader.h"
+#include "control/config/config_reader.h"
 #include "dataplane/switch/switch_config.h"
 
 namespace rs {
