@@ -14,6 +14,7 @@ const bit<16> ROCEV2_UDP_PORT       = 4791;
 const bit<16> MAC_CONTROL_PAUSE     = 0x0001;  // 802.3x: one timer for the whole link
 const bit<16> MAC_CONTROL_PFC       = 0x0101;  // 802.1Qbb: one timer per priority
 const bit<32> MIN_FRAME_BYTES       = 60;      // without FCS; shorter control frames are lies
+const bit<32> PKT_INSTANCE_TYPE_NORMAL = 0;    // BMv2's instance_type of a packet that is no copy
 
 /* Drop reasons. One name per cause so that "in = out + sum(drops)" can be checked; the
  * names match the C++ DropReason (dataplane/core/drop_reason.h), the numbers need not. */
@@ -89,10 +90,9 @@ struct metadata_t {
     bit<3>  queue_id;      // egress queue 0..7; 7 is served first
     bit<6>  dscp;
     bit<2>  ecn;
-    bit<16> group_id;      // next-hop group from the route
-    bit<16> ecmp_index;    // slot in the group's redirection table
-    bit<32> flow_hash;
+    bit<32> flow_hash;     // the selector's input: computed before the route lookup
     bit<48> nexthop_dmac;
+    bit<1>  nexthop_valid; // set by set_nexthop alone: a hit that ran no action leaves it 0
     bit<8>  drop_reason;
 }
 
@@ -213,55 +213,61 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
         size = 8;
     }
 
-    // ---- ipv4_lpm / ipv6_lpm: the route names a next-hop group, never a port, so that a
-    // dead link is repaired in the group once instead of in every route.
-    action set_nhg(bit<16> group_id) { meta.group_id = group_id; }
-    action drop() { drop_with(DROP_NO_ROUTE); }   // miss, or a blackhole route
-
-    table ipv4_lpm {
-        key = { hdr.ipv4.dst_addr: lpm; }
-        actions = { set_nhg; drop; }
-        default_action = drop();
-        size = 65536;
-    }
-    table ipv6_lpm {
-        key = { hdr.ipv6.dst_addr: lpm; }
-        actions = { set_nhg; drop; }
-        default_action = drop();
-        size = 16384;
+    // ---- port mirroring (SPAN): a port's ingress mirror copies every frame the port receives,
+    // dropped or not, so it is applied before any check. The session (destination port,
+    // truncation) is target configuration (below): the table only says which ports are watched.
+    action mirror_in(bit<32> session) { clone(CloneType.I2E, session); }
+    table mirror_ingress {
+        key = { standard_metadata.ingress_port: exact; }
+        actions = { mirror_in; NoAction; }
+        default_action = NoAction();
+        size = 512;
     }
 
-    // ---- member choice (inline in ipv4_route / ipv6_route, or by a policy in nexthop_select):
-    // a power-of-two redirection table per group. The hash picks a slot,
-    // the slot names a member; weights are replication, and a dead member is replaced in its
-    // own slots so only its flows move. The UDP destination port is always 4791, so RoCE's
-    // entropy is the UDP *source* port, which the NIC derives from the QP: one QP, one path.
-    action set_ecmp_select(bit<16> base, bit<16> size) {
-        // size is a power of two: the mask is the modulo. base offsets into a flat member
-        // table (p4lang load_balance style); roceswitch keys members by group, so base is 0.
-        meta.ecmp_index = base + (((bit<16>)meta.flow_hash) & (size - 1));
-    }
+    // ---- ipv4_lpm / ipv6_lpm: the route names a next-hop group (a group of nexthop_selector),
+    // never a port, so that a dead link is repaired in the group once instead of in every
+    // route; a route may also name one member (a single next hop) or drop (a blackhole).
+    //
+    // A selector group is a C++ NextHopGroup and a member is one next hop, set_nexthop(port,
+    // dmac); weights are the same next hop entered as several members. Which member a packet
+    // takes is the selection algorithm, and the target substitutes its own for the selector's:
+    // each group's routing policy (target configuration, below). Under `ecmp` that is the flow
+    // hash into a power-of-two redirection table, where a dead member is replaced in its own
+    // slots so only its flows move; other policies read the load view instead. The UDP
+    // destination port is always 4791, so RoCE's entropy is the UDP *source* port, which the
+    // NIC derives from the QP: under a hashing policy, one QP, one path.
+    action_selector(HashAlgorithm.identity, 32w16384, 32w32) nexthop_selector;
+
     action set_nexthop(bit<9> port, bit<48> dmac) {
         standard_metadata.egress_spec = port;
         meta.nexthop_dmac = dmac;
+        meta.nexthop_valid = 1;
     }
+    action drop() { drop_with(DROP_NO_ROUTE); }   // miss, or a blackhole route
     action bad_next_hop() { drop_with(DROP_BAD_NEXT_HOP); }
 
-    table ecmp_group {
-        key = { meta.group_id: exact; }
-        actions = { set_ecmp_select; bad_next_hop; }
-        default_action = bad_next_hop();
-        size = 4096;
-    }
-    table ecmp_member {
-        key = { meta.group_id: exact; meta.ecmp_index: exact; }
-        actions = { set_nexthop; bad_next_hop; }
-        default_action = bad_next_hop();
+    // The selector reads meta.flow_hash as it is (identity): the hash below is the whole input.
+    // A target may ignore default_action on a table with an implementation (p4c-bm2-ss warns
+    // and BMv2 runs no action on a miss), so apply also turns a miss into drop() itself.
+    table ipv4_lpm {
+        key = { hdr.ipv4.dst_addr: lpm; meta.flow_hash: selector; }
+        actions = { set_nexthop; drop; }
+        default_action = drop();
+        implementation = nexthop_selector;
         size = 65536;
+    }
+    table ipv6_lpm {
+        key = { hdr.ipv6.dst_addr: lpm; meta.flow_hash: selector; }
+        actions = { set_nexthop; drop; }
+        default_action = drop();
+        implementation = nexthop_selector;
+        size = 16384;
     }
 
     apply {
         meta.drop_reason = DROP_NONE;
+        meta.nexthop_valid = 0;
+        mirror_ingress.apply();
         // BMv2 does not drop on a parser error; it hands the error to ingress. So do we.
         if (standard_metadata.parser_error != error.NoError) { drop_with(DROP_MALFORMED); return; }
         if (standard_metadata.checksum_error == 1) { drop_with(DROP_BAD_IPV4_CHECKSUM); return; }
@@ -307,12 +313,9 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
         // as roceswitch's strict-priority queues do: queue 7 first.
         standard_metadata.priority = meta.queue_id;
 
-        // ---- ipv4_lpm / ipv6_lpm
-        if (hdr.ipv4.isValid()) { ipv4_lpm.apply(); } else { ipv6_lpm.apply(); }
-        if (meta.drop_reason != DROP_NONE) { return; }
-
-        // ---- flow hash over the 5-tuple. Only the inputs are specified: the function is the
-        // target's (BMv2 crc32 here; roceswitch's parse step (l3_input) uses a seeded CRC32-C).
+        // ---- flow hash over the 5-tuple, before the lookup: it is the selector's input. Only the
+        // inputs are specified: the function is the target's (BMv2 crc32 here; roceswitch's
+        // parse step (l3_input) uses a seeded CRC32-C).
         bit<16> sport = 0;
         bit<16> dport = 0;
         if (hdr.udp.isValid()) { sport = hdr.udp.src_port; dport = hdr.udp.dst_port; }
@@ -326,14 +329,39 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
                  33w0x100000000);
         }
 
-        // ---- member choice (ipv4_route / ipv6_route, nexthop_select)
-        ecmp_group.apply();
-        if (meta.drop_reason != DROP_NONE) { return; }
-        ecmp_member.apply();
+        // ---- ipv4_lpm / ipv6_lpm, and the member choice (ipv4_route / ipv6_route inline,
+        // else nexthop_select)
+        if (hdr.ipv4.isValid()) {
+            if (!ipv4_lpm.apply().hit) { drop(); return; }
+        } else {
+            if (!ipv6_lpm.apply().hit) { drop(); return; }
+        }
+        if (meta.drop_reason != DROP_NONE) { return; }   // a blackhole route
+        // A route to a group with no member left: BMv2 runs no action for it. roceswitch drops
+        // here too when every member's link is down, or when a member (from the table or from a
+        // policy's answer) names a next hop or port out of range.
+        if (meta.nexthop_valid == 0) { bad_next_hop(); return; }
     }
 }
 
-/* ---- target configuration: the traffic manager, which P4 cannot express --------------------
+/* ---- target configuration: what P4 cannot express ------------------------------------------
+ * The member choice of nexthop_selector's groups, the state it reads, and the traffic manager.
+ *   Routing policy  per next-hop group (optionally per traffic class): the selection algorithm
+ *                   the target substitutes for the selector's. ecmp hashes the flow into the
+ *                   group's redirection table; the others are named after SAI ARS's modes:
+ *                   flowlet_random (SAI_ARS_MODE_FLOWLET_RANDOM), flowlet_quality
+ *                   (FLOWLET_QUALITY), per_packet_quality (PER_PACKET_QUALITY) and spray
+ *                   (PER_PACKET_RANDOM), besides drill and least_queue. Each chooses among the
+ *                   members whose link is up; none up is bad_next_hop.
+ *   Load view       what adaptive policies read of every egress port, without locks: bytes
+ *                   queued per queue (ARS's future load), an EWMA of the sent rate (past load)
+ *                   and a quality band quantised from both, as ARS profiles quantise it.
+ *   Link state      a port's link (carrier, scheduled link events) and its admin state
+ *                   (`admin: down` keeps it down): a member on a port that is down is skipped
+ *                   (under ecmp only that member's flows move), without touching a table.
+ *   Mirror sessions where a session of mirror_in / mirror_out sends its copies: the destination
+ *                   port and the length a copy is truncated to (BMv2: mirroring_add <session>
+ *                   <port>, which has no truncation).
  * Between ingress and egress every port has 8 queues (queue = meta.queue_id) fed from one
  * shared buffer. roceswitch implements these in C++ and configures them with SONiC's keys:
  *   BUFFER_POOL     size, mode (dynamic): the shared buffer, in bytes.
@@ -358,7 +386,8 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
  *                   alert: a lossless queue paused while holding packets for detection_time is
  *                   in a storm; drop flushes it and drops new packets (pfc_watchdog), forward
  *                   ignores received PAUSE; it restores after restoration_time without PAUSE.
- * BMv2 has none of this beyond strict priority queues and set_queue_rate / set_queue_depth.
+ * BMv2 has none of the traffic manager beyond strict priority queues and set_queue_rate /
+ * set_queue_depth, and of the member choice only its own selector (hash modulo group size).
  * ----------------------------------------------------------------------------------------- */
 
 control RoceEgress(inout headers_t hdr, inout metadata_t meta,
@@ -379,7 +408,21 @@ control RoceEgress(inout headers_t hdr, inout metadata_t meta,
         meta.drop_reason = DROP_TTL_EXPIRED;
         mark_to_drop(standard_metadata);
     }
+
+    // ---- port mirroring (SPAN), egress side: what the port sends, so after the rewrite and
+    // only for packets that leave (a TTL drop returns first). Sessions as in mirror_ingress.
+    action mirror_out(bit<32> session) { clone(CloneType.E2E, session); }
+    table mirror_egress {
+        key = { standard_metadata.egress_port: exact; }
+        actions = { mirror_out; NoAction; }
+        default_action = NoAction();
+        size = 512;
+    }
+
     apply {
+        // A mirror copy (either clone type) leaves as it is: it was not routed, may not be IP,
+        // and mirroring it again would loop.
+        if (standard_metadata.instance_type != PKT_INSTANCE_TYPE_NORMAL) { return; }
         if (hdr.ipv4.isValid()) {
             if (hdr.ipv4.ttl <= 1) { ttl_expired(); return; }
             hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
@@ -389,6 +432,7 @@ control RoceEgress(inout headers_t hdr, inout metadata_t meta,
         }
         hdr.ethernet.dst_addr = meta.nexthop_dmac;
         port_mac.apply();
+        mirror_egress.apply();
     }
 }
 
@@ -400,11 +444,13 @@ control RoceComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
     }
 }
 
-// mac_control is not emitted: such frames never leave (they are dropped in ingress).
+// mac_control frames never leave themselves (ingress consumes them); only an ingress mirror's
+// copy of one does, and it must leave whole.
 control RoceDeparser(packet_out pkt, in headers_t hdr) {
     apply {
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan);
+        pkt.emit(hdr.mac_control);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.ipv4_options);
         pkt.emit(hdr.ipv6);

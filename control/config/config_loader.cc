@@ -211,22 +211,8 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   // After the ports: headroom depends on each port's speed and cable length.
   read_lossless(rd, root, cfg);
 
-  auto port_ref = [&](const YAML::Node& n, const std::string& path) -> uint16_t {
-    const std::string name = rd.str(n, path);
-    auto it = port_index.find(name);
-    if (it == port_index.end()) rd.fail(n, path, fmt::format("port '{}' is referenced but not defined in ports", name));
-    return it->second;
-  };
-  // A member is {port, mac, weight}; a route's shorthand carries port and mac inline.
   auto member = [&](const YAML::Node& m, const std::string& mp, bool inline_in_route = false) {
-    if (!inline_in_route) rd.keys(m, mp, {"port", "mac", "weight"});
-    if (!m["port"]) rd.fail(m, mp + ".port", "missing");
-    if (!m["mac"]) rd.fail(m, mp + ".mac", "missing: the next hop's MAC address");
-    GroupMemberSpec gm;
-    gm.port = port_ref(m["port"], mp + ".port");
-    gm.mac = rd.mac(m["mac"], mp + ".mac");
-    if (auto w = m["weight"]) gm.weight = static_cast<uint32_t>(rd.integer(w, mp + ".weight", 1, 64));
-    return gm;
+    return read_member(rd, m, mp, port_index, inline_in_route);
   };
 
   std::map<std::string, uint32_t> group_index;
@@ -235,26 +221,7 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     for (std::size_t i = 0; i < gs.size(); ++i) {
       const auto g = gs[i];
       const std::string gp = fmt::format("nexthop_groups[{}]", i);
-      rd.keys(g, gp, {"name", "policy", "policy_by_tc", "table_size", "members"});
-      GroupSpec spec;
-      if (!g["name"]) rd.fail(g, gp + ".name", "missing");
-      spec.name = rd.str(g["name"], gp + ".name");
-      if (auto x = g["policy"]) spec.policy = read_policy(rd, x, gp + ".policy");
-      if (auto x = g["policy_by_tc"]) read_policy_by_tc(rd, x, gp + ".policy_by_tc", spec);
-      if (auto x = g["table_size"]) {
-        spec.table_size = static_cast<uint32_t>(rd.integer(x, gp + ".table_size", 1, 1 << 16));
-        if (spec.table_size & (spec.table_size - 1)) rd.fail(x, gp + ".table_size", "must be a power of two");
-      }
-      if (!g["members"]) rd.fail(g, gp + ".members", "missing");
-      rd.seq(g["members"], gp + ".members");
-      if (g["members"].size() == 0) rd.fail(g["members"], gp + ".members", "a group needs at least one member");
-      if (g["members"].size() > kMaxGroupMembers)
-        rd.fail(g["members"], gp + ".members", fmt::format("{} members; a group has at most {}", g["members"].size(), kMaxGroupMembers));
-      for (std::size_t k = 0; k < g["members"].size(); ++k)
-        spec.members.push_back(member(g["members"][k], fmt::format("{}.members[{}]", gp, k)));
-      uint32_t total_w = 0;
-      for (auto& m : spec.members) total_w += m.weight;
-      if (total_w > spec.table_size) rd.fail(g, gp + ".table_size", fmt::format("{} slots cannot hold total weight {}", spec.table_size, total_w));
+      GroupSpec spec = read_group(rd, g, gp, port_index);
       if (!group_index.emplace(spec.name, static_cast<uint32_t>(cfg.groups.size())).second)
         rd.fail(g["name"], gp + ".name", fmt::format("duplicate group name '{}'", spec.name));
       cfg.groups.push_back(std::move(spec));

@@ -6,6 +6,46 @@
 
 namespace rs {
 
+GroupMemberSpec read_member(const ConfigReader& rd, const YAML::Node& m, const std::string& mp,
+                            const std::map<std::string, uint16_t>& ports, bool inline_in_route) {
+  if (!inline_in_route) rd.keys(m, mp, {"port", "mac", "weight"});
+  if (!m["port"]) rd.fail(m, mp + ".port", "missing");
+  if (!m["mac"]) rd.fail(m, mp + ".mac", "missing: the next hop's MAC address");
+  GroupMemberSpec gm;
+  const std::string name = rd.str(m["port"], mp + ".port");
+  auto it = ports.find(name);
+  if (it == ports.end()) rd.fail(m["port"], mp + ".port", fmt::format("port '{}' is referenced but not defined in ports", name));
+  gm.port = it->second;
+  gm.mac = rd.mac(m["mac"], mp + ".mac");
+  if (auto w = m["weight"]) gm.weight = static_cast<uint32_t>(rd.integer(w, mp + ".weight", 1, 64));
+  return gm;
+}
+
+GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::string& gp,
+                     const std::map<std::string, uint16_t>& ports) {
+  rd.keys(g, gp, {"name", "policy", "policy_by_tc", "table_size", "members"});
+  GroupSpec spec;
+  if (!g["name"]) rd.fail(g, gp + ".name", "missing");
+  spec.name = rd.str(g["name"], gp + ".name");
+  if (auto x = g["policy"]) spec.policy = read_policy(rd, x, gp + ".policy");
+  if (auto x = g["policy_by_tc"]) read_policy_by_tc(rd, x, gp + ".policy_by_tc", spec);
+  if (auto x = g["table_size"]) {
+    spec.table_size = static_cast<uint32_t>(rd.integer(x, gp + ".table_size", 1, 1 << 16));
+    if (spec.table_size & (spec.table_size - 1)) rd.fail(x, gp + ".table_size", "must be a power of two");
+  }
+  if (!g["members"]) rd.fail(g, gp + ".members", "missing");
+  rd.seq(g["members"], gp + ".members");
+  if (g["members"].size() == 0) rd.fail(g["members"], gp + ".members", "a group needs at least one member");
+  if (g["members"].size() > kMaxGroupMembers)
+    rd.fail(g["members"], gp + ".members", fmt::format("{} members; a group has at most {}", g["members"].size(), kMaxGroupMembers));
+  for (std::size_t k = 0; k < g["members"].size(); ++k)
+    spec.members.push_back(read_member(rd, g["members"][k], fmt::format("{}.members[{}]", gp, k), ports));
+  uint32_t total_w = 0;
+  for (auto& m : spec.members) total_w += m.weight;
+  if (total_w > spec.table_size) rd.fail(g, gp + ".table_size", fmt::format("{} slots cannot hold total weight {}", spec.table_size, total_w));
+  return spec;
+}
+
 PolicySpec read_policy(const ConfigReader& rd, const YAML::Node& n, const std::string& path) {
   PolicySpec spec;
   if (n.IsMap() && !n["name"]) rd.fail(n, path + ".name", "missing: the routing policy's name");

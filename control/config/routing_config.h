@@ -14,6 +14,13 @@
 
 namespace rs {
 
+// A member is {port, mac, weight}; a route's shorthand carries port and mac inline.
+GroupMemberSpec read_member(const ConfigReader& rd, const YAML::Node& m, const std::string& path,
+                            const std::map<std::string, uint16_t>& ports, bool inline_in_route = false);
+// A next-hop group: name, policy, policy_by_tc, table_size, members (checked: at least one,
+// at most kMaxGroupMembers, total weight within the table).
+GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::string& path,
+                     const std::map<std::string, uint16_t>& ports);
 PolicySpec read_policy(const ConfigReader& rd, const YAML::Node& n, const std::string& path);
 void read_policy_by_tc(const ConfigReader& rd, const YAML::Node& n, const std::string& path, GroupSpec& g);
 void read_load_view(const ConfigReader& rd, const YAML::Node& n, LoadViewConfig& lv);

@@ -1,5 +1,5 @@
 // ipv4_route and ipv6_route: the route step (P4 tables ipv4_lpm / ipv6_lpm, then the
-// ecmp_group action selector's member), one inline body serving two sibling nodes as VPP's
+// nexthop_selector's member), one inline body serving two sibling nodes as VPP's
 // ip4/ip6 lookup do. The TTL (hop limit) is checked first, before any work is spent; the
 // longest-prefix match (rte_lpm / rte_lpm6) gives a next-hop group; a group whose policy is
 // the redirection table at the flow hash has its member chosen here, grout's

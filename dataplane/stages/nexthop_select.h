@@ -1,5 +1,5 @@
 // nexthop_select: the member choice of groups whose routing policy is more than the
-// redirection table (P4 ecmp_group's action selector, with the policy as its selection
+// redirection table (P4 nexthop_selector, with the policy as its selection
 // algorithm). The one place a routing policy is called: once per policy instance (group and
 // class) present in the burst, with its packets in arrival order, so stateful policies
 // (flowlets, last-best member) see each flow's packets as they came. The policy sees only the

@@ -1,4 +1,4 @@
-// ipv4_route and ipv6_route (P4 ipv4_lpm / ipv6_lpm, then the ecmp_group member): the TTL or hop
+// ipv4_route and ipv6_route (P4 ipv4_lpm / ipv6_lpm, then the nexthop_selector member): the TTL or hop
 // limit is checked before the lookup; the longest prefix wins whatever the insertion order; host
 // routes, the default route; NoRoute and TtlExpired as named, counted drops. A group whose policy
 // is the redirection table at the flow hash (ecmp) has its member chosen here (nexthop and

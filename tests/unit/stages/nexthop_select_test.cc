@@ -1,4 +1,4 @@
-// nexthop_select (P4 ecmp_group's action selector, the group's routing policy as its selection
+// nexthop_select (P4 nexthop_selector, the group's routing policy as its selection
 // algorithm): the one place a policy is called, once per policy present in a burst with that
 // policy's packets in arrival order. ECMP through it: route -> group -> table[hash & (size - 1)],
 // weights by replication, one flow one path. An answer on a port the switch does not have is a

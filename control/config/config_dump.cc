@@ -1,0 +1,465 @@
+// dump_config: a SwitchConfig back to the loader's YAML (see config_dump.h). Sections come in
+// the order the loader reads them (switch, qos, ports, the lossless sections, nexthop_groups,
+// load_view, link_events, routes); within a section, keys in the loader's order.
+#include "control/config/config_dump.h"
+
+#include <arpa/inet.h>
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+
+#include "control/config/config_reader.h"
+#include "dataplane/routing/routing_policy.h"
+
+namespace rs {
+namespace {
+
+[[noreturn]] void unrepresentable(const std::string& field, const std::string& why) {
+  throw std::invalid_argument(fmt::format("dump_config: {}: {}", field, why));
+}
+
+// Plain when every YAML reader takes the scalar for this same string; else double-quoted.
+// yaml-cpp alone would accept more, but tools/roceswitch-lab reads configs with PyYAML (YAML
+// 1.1), where `yes` is a bool, `0x10` an int and 12:34:56 a base-60 number.
+bool plain_safe(const std::string& s) {
+  static const std::set<std::string> kWords{"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"};
+  std::string lower;
+  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool chars = !s.empty() && s[0] != '-' && s[0] != '.' && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./-").find(c) != std::string_view::npos;
+  });
+  // A leading digit reads as a number unless the text is an address or a prefix.
+  const bool number = std::isdigit(static_cast<unsigned char>(s[0])) && s.find('/') == s.npos && std::count(s.begin(), s.end(), '.') < 2;
+  return chars && !number && !kWords.count(lower);
+}
+
+// Shortest text that reads back as the same double (fmt's round-trip form).
+std::string real(double v) { return fmt::format("{}", v); }
+std::string mac_text(const rte_ether_addr& a) {
+  return fmt::format("{:02x}", fmt::join(a.addr_bytes, a.addr_bytes + RTE_ETHER_ADDR_LEN, ":"));
+}
+std::string ip_text(bool v6, const void* addr) {
+  char buf[INET6_ADDRSTRLEN];
+  return inet_ntop(v6 ? AF_INET6 : AF_INET, addr, buf, sizeof buf);
+}
+
+// The emitter with the few shapes the dump uses. Numbers go in as integers or as real() text.
+struct Out {
+  YAML::Emitter e;
+  Out& key(const char* k) { return e << YAML::Key << k << YAML::Value, *this; }
+  Out& ikey(std::size_t i) { return e << YAML::Key << i << YAML::Value, *this; }  // a queue, PG, TC, DSCP...
+  template <typename T>
+  Out& kv(const char* k, const T& v) { return key(k), e << v, *this; }
+  Out& text(const std::string& s) { return (plain_safe(s) ? e << s : e << YAML::DoubleQuoted << s), *this; }
+  Out& ks(const char* k, const std::string& s) { return key(k).text(s); }  // a free-form string
+  Out& kmac(const char* k, const rte_ether_addr& a) { return key(k), e << YAML::DoubleQuoted << mac_text(a), *this; }
+  Out& begin_map(const char* k = nullptr, bool flow = false) {
+    if (k) key(k);
+    return (flow ? e << YAML::Flow : e) << YAML::BeginMap, *this;
+  }
+  Out& end_map() { return e << YAML::EndMap, *this; }
+  Out& begin_seq(const char* k) { return key(k), e << YAML::BeginSeq, *this; }
+  Out& end_seq() { return e << YAML::EndSeq, *this; }
+  // A flow list `k: [f(x) for x in r]`.
+  template <typename R, typename F>
+  Out& list(const char* k, const R& r, F f) {
+    key(k), e << YAML::Flow << YAML::BeginSeq;
+    for (const auto& x : r) e << f(x);
+    return end_seq();
+  }
+  template <std::size_t N>
+  Out& index_map(const char* k, const std::array<uint8_t, N>& m) {
+    begin_map(k, true);
+    for (std::size_t i = 0; i < N; ++i) ikey(i).e << static_cast<unsigned>(m[i]);
+    return end_map();
+  }
+};
+
+// The loader turns a number x of units into static_cast<uint64_t>(x * scale) nanoseconds; this
+// finds an x that gives back exactly `ns` (the nearest quotient, nudged by ulps), so that
+// 0.1 s stays "0.1" and odd nanosecond counts still survive the truncation.
+std::string time_text(uint64_t ns, double scale, double max_units, const std::string& field) {
+  double x = static_cast<double>(ns) / scale;
+  if (x > max_units) unrepresentable(field, fmt::format("{} ns is beyond the loader's range ({} units)", ns, max_units));
+  for (int i = 0; i < 64; ++i) {
+    const auto got = static_cast<uint64_t>(x * scale);
+    if (got == ns) return real(x);
+    x = std::nextafter(x, got < ns ? HUGE_VAL : -HUGE_VAL);
+  }
+  unrepresentable(field, fmt::format("no number of units converts to {} ns", ns));
+}
+std::string seconds(uint64_t ns, const std::string& field) { return time_text(ns, 1e9, 1e6, field); }
+
+bool wred_eq(const WredProfile& a, const WredProfile& b) {
+  return a.enabled == b.enabled && a.wred_drop == b.wred_drop && a.ecn_mark == b.ecn_mark && a.kmin == b.kmin && a.kmax == b.kmax &&
+         a.pmax_percent == b.pmax_percent;
+}
+bool any(const std::array<bool, 8>& a) { return std::find(a.begin(), a.end(), true) != a.end(); }
+bool any_by_tc(const GroupSpec& g) { return std::any_of(g.policy_by_tc.begin(), g.policy_by_tc.end(), [](auto& p) { return p.has_value(); }); }
+
+void write_switch(Out& o, const SwitchConfig& cfg) {
+  o.begin_map("switch").kv("workers", cfg.workers).kv("seed", cfg.seed).kv("mbufs", cfg.mbufs).kv("duration_s", real(cfg.duration_s));
+  // Empty text is the built-in pipeline, which has no key. A file is named as the loader
+  // stored it (already joined to the config's directory): the loader joins a relative path
+  // to the directory of the file being loaded again, so an absolute path is what survives a
+  // reload from anywhere. Its content is state too: its FNV-1a digest goes in a comment.
+  if (!cfg.pipeline_text.empty()) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : cfg.pipeline_text) h = (h ^ c) * 0x100000001b3ull;
+    o.ks("pipeline", cfg.pipeline_source).e << YAML::Comment(fmt::format("text fnv1a-64 {:016x}", h));
+  }
+  o.end_map();
+}
+
+void write_qos(Out& o, const SwitchConfig& cfg, const PortLosslessConfig& l0) {
+  const QosMaps& q = cfg.qos;
+  const MmuConfig& m = cfg.mmu;
+  // Every map in full: the dump does not lean on the loader's defaults.
+  o.begin_map("qos").kv("trust", q.trust == QosTrust::Pcp ? "pcp" : "dscp");
+  o.index_map("dscp_to_tc", q.dscp_to_tc).index_map("pcp_to_tc", q.pcp_to_tc).index_map("tc_to_queue", q.tc_to_queue);
+  if (q.cnp_queue >= 0) o.kv("cnp_queue", static_cast<int>(q.cnp_queue));  // -1 ("like any packet") is the key's absence
+  std::vector<int> pfc;
+  for (int p = 0; p < 8; ++p)
+    if (m.pfc_enable >> p & 1) pfc.push_back(p);
+  o.list("pfc_enable", pfc, [](int p) { return p; }).index_map("tc_to_pg", m.tc_to_pg).index_map("pfc_to_queue", m.pfc_to_queue);
+  o.kv("pfc_quanta", l0.pfc_quanta).end_map();  // one key for every port's (check_port_wide)
+}
+
+void write_host(Out& o, const HostSpec& h, const std::string& hp) {
+  o.begin_map("host").kv("ip", ip_text(false, &h.ip)).kmac("mac", h.mac);
+  if (!h.receiver.empty()) o.ks("receiver", h.receiver);
+  if (!h.flows.empty()) o.begin_seq("flows");
+  for (std::size_t k = 0; k < h.flows.size(); ++k) {
+    const HostFlowSpec& f = h.flows[k];
+    const std::string fp = fmt::format("{}.flows[{}]", hp, k);
+    o.begin_map(nullptr, true).kv("dst", ip_text(false, &f.dst_ip)).kv("rate_gbps", real(f.rate_gbps));
+    o.kv("dscp", static_cast<unsigned>(f.dscp)).kv("ecn", static_cast<unsigned>(f.ecn)).kv("payload", f.payload);
+    // qp always: the loader's default depends on the flow's index.
+    o.kv("qp", fmt::format("{:#x}", f.qp)).kv("opcode", fmt::format("{:#04x}", f.opcode));
+    if (f.priority >= 0) o.kv("priority", static_cast<int>(f.priority));  // -1: from the switch's maps
+    o.kv("start_s", seconds(f.start_ns, fp + ".start_ns"));
+    if (f.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(f.stop_ns, fp + ".stop_ns"));  // max: to the end
+    o.end_map();
+  }
+  if (!h.flows.empty()) o.end_seq();
+  const HostPfcStorm& st = h.storm;
+  if (st.priority >= 0) {
+    o.begin_map("pfc_storm", true).kv("priority", static_cast<int>(st.priority)).kv("start_s", seconds(st.start_ns, hp + ".storm.start_ns"));
+    if (st.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(st.stop_ns, hp + ".storm.stop_ns"));
+    o.kv("quanta", st.quanta).end_map();
+  }
+  o.end_map();
+}
+
+void write_ports(Out& o, const SwitchConfig& cfg) {
+  const HostSpec kNoHost;
+  o.begin_seq("ports");
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+    const PortSpec& p = cfg.ports[i];
+    const std::string pp = fmt::format("ports[{}]", i);
+    const bool ethdev = p.kind == PortKind::Ethdev;
+    o.begin_map().ks("name", p.name).kv("kind", ethdev ? "ethdev" : "emulated_host");
+    if (ethdev) o.ks("devargs", p.devargs);  // and no host: the Switch reads each kind's own fields only
+    o.kmac("mac", p.mac).kv("speed_gbps", real(p.egress.speed_gbps));
+    if (p.worker >= 0) o.kv("worker", p.worker);  // -1 (round robin) is the key's absence
+    o.kv("admin", p.admin_up ? "up" : "down");
+    o.kv("cable_length_m", real(p.lossless.cable_length_m));  // per port: buffer.cable_length_m is only the default
+    const EgressConfig& q = p.egress;
+    o.begin_map("queues").list("limit_packets", q.limits, [](const QueueLimits& l) { return l.packets; });
+    o.list("limit_bytes", q.limits, [](const QueueLimits& l) { return l.bytes; });
+    o.list("scheduler", q.sched, [](QueueSched s) { return s == QueueSched::Strict ? "strict" : "dwrr"; });
+    o.list("weights", q.weights, [](uint32_t w) { return w; }).end_map();
+    const HostSpec& h = p.host;
+    // The loader has no key for the tracker's capacity: every host gets the default.
+    if (h.rx_flow_capacity != kNoHost.rx_flow_capacity)
+      unrepresentable(pp + ".host.rx_flow_capacity", fmt::format("{}: no key sets it (always {})", h.rx_flow_capacity, kNoHost.rx_flow_capacity));
+    if (!ethdev) write_host(o, h, pp + ".host");
+    o.end_map();
+  }
+  o.end_seq();
+}
+
+// The loader copies the switch-wide lossless keys into every port; a file cannot say them per
+// port, so ports that differ would be written as port 0 and silently lose their value.
+void check_port_wide(const SwitchConfig& cfg) {
+  for (std::size_t i = 1; i < cfg.ports.size(); ++i) {
+    const PortLosslessConfig &a = cfg.ports[0].lossless, &b = cfg.ports[i].lossless;
+    auto differs = [&](const std::string& f, const char* key) {
+      unrepresentable(fmt::format("ports[{}].lossless.{}", i, f), fmt::format("differs from ports[0]'s: {} sets it for every port", key));
+    };
+    if (a.pfc_quanta != b.pfc_quanta) differs("pfc_quanta", "qos.pfc_quanta");
+    if (a.dynamic_th != b.dynamic_th || a.reserved != b.reserved) differs(a.reserved != b.reserved ? "reserved" : "dynamic_th", "buffer.queue");
+    for (int q = 0; q < 8; ++q)
+      if (!wred_eq(a.wred[q], b.wred[q])) differs(fmt::format("wred[{}]", q), "queue_wred");
+  }
+}
+
+// A profile per index that has one, named after it (pg3, queue0, wred3: names follow from the
+// state alone), and the `{index: name}` map that attaches them.
+void profile_map(Out& o, const char* key, const char* prefix, const std::array<bool, 8>& has) {
+  if (!any(has)) return;
+  o.begin_map(key, true);
+  for (std::size_t i = 0; i < 8; ++i)
+    if (has[i]) o.ikey(i).e << fmt::format("{}{}", prefix, i);
+  o.end_map();
+}
+
+// The lossless PG settings back as one buffer.pg profile per lossless PG. headroom_min and
+// `lossless` have no key: the loader derives them (from speed, cable length and mtu; from
+// pfc_enable), and the reload derives them again from the same inputs. A headroom equal to
+// every port's minimum is left out (the loader's default for a profile without one, which
+// also covers pfc_enable's built-in profile); another must be one value for every port.
+struct PgProfile {
+  uint64_t xoff, xon;
+  std::optional<uint64_t> headroom;
+};
+std::array<std::optional<PgProfile>, 8> pg_profiles(const SwitchConfig& cfg) {
+  std::array<std::optional<PgProfile>, 8> pgs;
+  for (std::size_t g = 0; g < 8 && !cfg.ports.empty(); ++g) {
+    if (!(cfg.mmu.pfc_enable >> g & 1)) continue;
+    const PgSettings& s0 = cfg.ports[0].lossless.pg[g];
+    bool all_min = true, one_value = true;
+    for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+      const PgSettings& s = cfg.ports[i].lossless.pg[g];
+      if (s.xoff != s0.xoff || s.xon != s0.xon)
+        unrepresentable(fmt::format("ports[{}].lossless.pg[{}]", i, g), "xoff/xon differ from ports[0]'s: buffer.pg sets them for every port");
+      all_min &= s.headroom == s.headroom_min;
+      one_value &= s.headroom == s0.headroom && s.headroom >= s.headroom_min;
+    }
+    if (!all_min && !one_value)
+      unrepresentable(fmt::format("ports[*].lossless.pg[{}].headroom", g), "neither every port's computed minimum nor one value at or above each");
+    pgs[g] = PgProfile{s0.xoff, s0.xon, all_min ? std::nullopt : std::optional<uint64_t>(s0.headroom)};
+  }
+  return pgs;
+}
+
+// buffer, wred_profiles, queue_wred, pfcwd.
+void write_lossless(Out& o, const SwitchConfig& cfg, const PortLosslessConfig& l0) {
+  const MmuConfig& m = cfg.mmu;
+  const auto pgs = pg_profiles(cfg);
+  std::array<bool, 8> has_pg{}, has_queue{}, has_wred{};
+  for (std::size_t q = 0; q < 8; ++q) {
+    has_pg[q] = pgs[q].has_value();
+    has_queue[q] = l0.dynamic_th[q] != kNoDynamicTh;
+    has_wred[q] = l0.wred[q].enabled;
+    if (!has_queue[q] && l0.reserved[q]) unrepresentable(fmt::format("ports[0].lossless.reserved[{}]", q), "a queue profile's size needs its dynamic_th");
+  }
+  o.begin_map("buffer").begin_map("pool", true);
+  if (m.pool.size) o.kv("size", m.pool.size);  // 0 (sized by the Switch) is the key's absence
+  o.kv("cell_size", m.pool.cell_size).end_map().kv("mtu", m.pool.mtu);
+  const bool profiles = any(has_pg) || any(has_queue);
+  if (profiles) o.begin_map("profiles");
+  for (std::size_t g = 0; g < 8; ++g) {
+    if (!pgs[g]) continue;
+    o.begin_map(fmt::format("pg{}", g).c_str(), true).kv("xoff", pgs[g]->xoff).kv("xon", pgs[g]->xon);
+    if (pgs[g]->headroom) o.kv("headroom", *pgs[g]->headroom);
+    o.end_map();
+  }
+  for (std::size_t q = 0; q < 8; ++q) {
+    if (!has_queue[q]) continue;
+    o.begin_map(fmt::format("queue{}", q).c_str(), true).kv("dynamic_th", static_cast<int>(l0.dynamic_th[q]));
+    if (l0.reserved[q]) o.kv("size", l0.reserved[q]);  // 0 reserves nothing, as no size does
+    o.end_map();
+  }
+  if (profiles) o.end_map();
+  profile_map(o, "pg", "pg", has_pg);
+  profile_map(o, "queue", "queue", has_queue);
+  o.end_map();
+
+  if (any(has_wred)) o.begin_map("wred_profiles");
+  for (std::size_t q = 0; q < 8; ++q) {
+    const WredProfile& w = l0.wred[q];
+    if (w.enabled)  // several SONiC modes give one flag (green marked or not): these two are canonical
+      o.begin_map(fmt::format("wred{}", q).c_str(), true).kv("wred_green_enable", w.wred_drop).kv("ecn", w.ecn_mark ? "ecn_all" : "ecn_none")
+          .kv("green_min_threshold", w.kmin).kv("green_max_threshold", w.kmax).kv("green_drop_probability", w.pmax_percent).end_map();
+  }
+  if (any(has_wred)) o.end_map();
+  profile_map(o, "queue_wred", "wred", has_wred);
+
+  const PfcwdConfig& wd = m.pfcwd;
+  if (!wd.enabled) return;  // the section's presence is what turns the watchdog on
+  auto ms = [](uint64_t ns, const char* f) {
+    if (ns % 1'000'000 || ns == 0 || ns > 600'000ull * 1'000'000)
+      unrepresentable(fmt::format("mmu.pfcwd.{}", f), fmt::format("{} ns is not a whole number of milliseconds in 1..600000", ns));
+    return ns / 1'000'000;
+  };
+  static const char* kAction[] = {"drop", "forward", "alert"};
+  o.begin_map("pfcwd", true).kv("detection_time", ms(wd.detection_ns, "detection_ns")).kv("restoration_time", ms(wd.restoration_ns, "restoration_ns"));
+  o.kv("poll_interval", ms(wd.poll_ns, "poll_ns")).kv("action", kAction[static_cast<int>(wd.action)]).end_map();
+}
+
+void write_policy(Out& o, const PolicySpec& p) {
+  if (p.params.empty()) return void(o.text(p.name));
+  const int id = RoutingPolicyRegistry::find(p.name);
+  o.begin_map(nullptr, true).ks("name", p.name);
+  const auto specs = id >= 0 ? RoutingPolicyRegistry::at(static_cast<std::size_t>(id)).params : std::span<const ParamSpec>{};
+  for (auto& [key, v] : p.params) {  // in the order given: PolicySpec keeps it
+    o.e << YAML::Key;
+    o.text(key).e << YAML::Value;
+    // Values in the words parse_param reads: true/false, a choice's name, else the number.
+    const int k = param_index(specs, key);
+    const ParamSpec* ps = k >= 0 ? &specs[static_cast<std::size_t>(k)] : nullptr;
+    if (ps && ps->type == ParamType::Bool) o.e << (v != 0);
+    else if (ps && ps->type == ParamType::Choice) o.e << std::string(choice_name(*ps, static_cast<std::size_t>(v)));
+    else o.e << real(v);
+  }
+  o.end_map();
+}
+
+// Every group goes to nexthop_groups and every route is `group: NAME`, the groups the loader
+// made for `port + mac` and `nexthops:` routes ("route:PREFIX") too: as named groups they
+// reload to the same GroupSpec at the same index. Unless nexthop_groups refuses one its route
+// form got past: a name repeating an earlier group's (a file may name a group
+// "route:10.0.0.0/24" and route 10.0.0.0/24 by port as well), or over 64 members (`nexthops:`
+// has no limit). From the first such group on, groups are written as the loader made them:
+// inline in their route, whose prefix text is the name's. The loader appends those after the
+// named groups in route order: the same indices, if each is one route's, in route order.
+// Returns that first index; `text` gets each route's prefix text.
+std::size_t place_groups(const SwitchConfig& cfg, std::vector<std::string>& text) {
+  const std::size_t n = cfg.groups.size();
+  std::vector<int> route_of(n, -1), refs(n, 0);
+  for (std::size_t r = 0; r < cfg.routes.size(); ++r) {
+    const uint32_t g = cfg.routes[r].group;
+    if (g >= n) unrepresentable(fmt::format("routes[{}].group", r), fmt::format("{}: no such group", g));
+    ++refs[g], route_of[g] = static_cast<int>(r);
+  }
+  std::size_t first = n;
+  std::string why;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < n && why.empty(); ++i) {
+    const GroupSpec& g = cfg.groups[i];
+    uint64_t w = 0;
+    for (auto& m : g.members) w += m.weight;
+    if (!names.insert(g.name).second) why = "its name repeats an earlier group's";
+    else if (g.members.empty() || g.members.size() > kMaxGroupMembers) why = fmt::format("{} members", g.members.size());
+    else if (g.table_size == 0 || g.table_size > (1u << 16) || (g.table_size & (g.table_size - 1)) || w > g.table_size)
+      why = fmt::format("table_size {} for total weight {}", g.table_size, w);
+    if (!why.empty()) first = i;
+  }
+  text.assign(cfg.routes.size(), "");
+  for (std::size_t i = first; i < n; ++i) {
+    const GroupSpec& g = cfg.groups[i];
+    auto refuse = [&](const std::string& r) {
+      unrepresentable(fmt::format("nexthop_groups[{}] '{}'", i, g.name), fmt::format("refused as a named group ({}) and as a route's own ({})", why, r));
+    };
+    uint32_t w = 0, table = GroupSpec{}.table_size;  // the route form's table: 64, doubled until the weights fit
+    for (auto& m : g.members) w += m.weight;
+    while (table < w) table <<= 1;
+    if (refs[i] != 1) refuse(fmt::format("{} routes use it", refs[i]));
+    if (i > first && route_of[i] < route_of[i - 1]) refuse("its route comes before the previous group's");
+    if (g.policy.name != "ecmp" || !g.policy.params.empty() || any_by_tc(g)) refuse("a policy other than plain ecmp");
+    if (g.members.empty() || g.table_size != table) refuse(fmt::format("{} members, table_size {} (not {})", g.members.size(), g.table_size, table));
+    const RouteSpec& r = cfg.routes[static_cast<std::size_t>(route_of[i])];
+    const std::string p = g.name.rfind("route:", 0) == 0 ? g.name.substr(6) : "";
+    RouteSpec got{};  // parsed as the loader parses a prefix
+    try {
+      got = ConfigReader("(dump)").prefix(YAML::Node(p), "prefix");
+    } catch (const ConfigError&) {
+      refuse("name is not route:<a prefix>");
+    }
+    if (got.ipv6 != r.ipv6 || got.depth != r.depth || std::memcmp(got.addr, r.addr, sizeof r.addr) != 0) refuse("name is not route:<its prefix>");
+    text[static_cast<std::size_t>(route_of[i])] = p;
+  }
+  // The loader refuses a repeated prefix by its text only, so one prefix may come twice in
+  // different spellings; the n-th repeat gets n zeros before its length ("10.0.0.0/024"), which
+  // reads back as the same prefix.
+  std::set<std::string> used(text.begin(), text.end());
+  for (std::size_t k = 0; k < cfg.routes.size(); ++k) {
+    if (!text[k].empty()) continue;
+    const RouteSpec& r = cfg.routes[k];
+    const std::string addr = ip_text(r.ipv6, r.addr);
+    std::string t = addr + "/" + std::to_string(r.depth);
+    for (std::string zeros = "0"; used.count(t); zeros += "0") t = addr + "/" + zeros + std::to_string(r.depth);
+    used.insert(text[k] = t);
+  }
+  return first;
+}
+
+// nexthop_groups, load_view, link_events, routes.
+void write_routing(Out& o, const SwitchConfig& cfg) {
+  std::vector<std::string> text;
+  const std::size_t first = place_groups(cfg, text);
+  auto port_name = [&](uint16_t port, const std::string& f) -> const std::string& {
+    if (port >= cfg.ports.size()) unrepresentable(f, fmt::format("port {}: no such port", port));
+    return cfg.ports[port].name;
+  };
+  auto members = [&](const char* key, const std::vector<GroupMemberSpec>& ms, const std::string& f) {
+    o.begin_seq(key);
+    for (std::size_t k = 0; k < ms.size(); ++k)
+      o.begin_map(nullptr, true).ks("port", port_name(ms[k].port, fmt::format("{}[{}].port", f, k))).kmac("mac", ms[k].mac).kv("weight", ms[k].weight).end_map();
+    o.end_seq();
+  };
+  if (first > 0) o.begin_seq("nexthop_groups");
+  for (std::size_t i = 0; i < first; ++i) {
+    const GroupSpec& g = cfg.groups[i];
+    o.begin_map().ks("name", g.name).key("policy");
+    write_policy(o, g.policy);
+    if (any_by_tc(g)) o.begin_map("policy_by_tc", true);
+    for (std::size_t tc = 0; tc < 8; ++tc)
+      if (g.policy_by_tc[tc]) write_policy(o.ikey(tc), *g.policy_by_tc[tc]);
+    if (any_by_tc(g)) o.end_map();
+    o.kv("table_size", g.table_size);
+    members("members", g.members, fmt::format("nexthop_groups[{}].members", i));
+    o.end_map();
+  }
+  if (first > 0) o.end_seq();
+
+  const LoadViewConfig& lv = cfg.load_view;
+  o.begin_map("load_view").list("queue_thresholds_bytes", lv.queue_thresholds_bytes, [](uint64_t t) { return t; });
+  o.list("rate_thresholds_pct", lv.rate_thresholds_pct, real);
+  o.kv("rate_interval_us", time_text(lv.rate_interval_ns, 1e3, 1e6, "load_view.rate_interval_ns")).kv("rate_weight", real(lv.rate_weight)).end_map();
+
+  if (!cfg.link_events.empty()) o.begin_seq("link_events");
+  for (std::size_t k = 0; k < cfg.link_events.size(); ++k) {
+    const LinkEvent& ev = cfg.link_events[k];
+    const std::string f = fmt::format("link_events[{}]", k);  // sorted by time, stably, by the loader: it must be already
+    if (k > 0 && ev.at_ns < cfg.link_events[k - 1].at_ns) unrepresentable(f + ".at_ns", "earlier than the event before it");
+    o.begin_map(nullptr, true).ks("port", port_name(ev.port, f + ".port")).kv("at_s", seconds(ev.at_ns, f + ".at_ns"));
+    o.kv("state", ev.up ? "up" : "down").end_map();
+  }
+  if (!cfg.link_events.empty()) o.end_seq();
+
+  if (!cfg.routes.empty()) o.begin_seq("routes");
+  for (std::size_t k = 0; k < cfg.routes.size(); ++k) {
+    const std::size_t gi = cfg.routes[k].group;
+    const GroupSpec& g = cfg.groups[gi];
+    const std::string f = fmt::format("routes[{}]", k);
+    o.begin_map(nullptr, true).ks("prefix", text[k]);
+    if (gi < first) o.ks("group", g.name);
+    else if (g.members.size() == 1 && g.members[0].weight == 1)  // the port form has no weight key
+      o.ks("port", port_name(g.members[0].port, f + ".port")).kmac("mac", g.members[0].mac);
+    else
+      members("nexthops", g.members, f + ".nexthops");
+    o.end_map();
+  }
+  if (!cfg.routes.empty()) o.end_seq();
+}
+
+}  // namespace
+
+std::string dump_config(const SwitchConfig& cfg) {
+  check_port_wide(cfg);
+  const PortLosslessConfig l0 = cfg.ports.empty() ? PortLosslessConfig{} : cfg.ports[0].lossless;
+  Out o;
+  o.e << YAML::BeginMap;  // block style at the top level; small maps and lists in flow style
+  write_switch(o, cfg);
+  write_qos(o, cfg, l0);
+  write_ports(o, cfg);
+  write_lossless(o, cfg, l0);
+  write_routing(o, cfg);
+  o.e << YAML::EndMap;
+  if (!o.e.good()) throw std::logic_error("dump_config: " + o.e.GetLastError());
+  return std::string(o.e.c_str()) + "\n";
+}
+
+}  // namespace rs

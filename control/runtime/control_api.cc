@@ -1,0 +1,245 @@
+#include "control/runtime/control_api.h"
+
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+#include "control/config/config_dump.h"
+#include "control/config/config_reader.h"
+#include "control/config/routing_config.h"
+#include "control/runtime/control_reads.h"
+
+namespace rs {
+
+using nlohmann::json;
+
+namespace {
+
+// Requests are read by the YAML configuration's readers: the JSON is turned into the YAML
+// tree the file would have had.
+YAML::Node to_yaml(const json& j) {
+  switch (j.type()) {
+    case json::value_t::boolean: return YAML::Node(j.get<bool>());
+    case json::value_t::number_integer: return YAML::Node(j.get<int64_t>());
+    case json::value_t::number_unsigned: return YAML::Node(j.get<uint64_t>());
+    case json::value_t::number_float: return YAML::Node(fmt::format("{}", j.get<double>()));
+    case json::value_t::string: return YAML::Node(j.get<std::string>());
+    case json::value_t::array: {
+      YAML::Node n(YAML::NodeType::Sequence);
+      for (auto& e : j) n.push_back(to_yaml(e));
+      return n;
+    }
+    case json::value_t::object: {
+      YAML::Node n(YAML::NodeType::Map);
+      for (auto& [k, v] : j.items()) n[k] = to_yaml(v);
+      return n;
+    }
+    default: return YAML::Node(YAML::NodeType::Null);
+  }
+}
+
+struct Op {
+  const char* name;
+  bool writes;
+  const char* help;
+};
+constexpr Op kOps[] = {
+    {"route.add", true, "prefix, group[, replace]: route a prefix (IPv4 or IPv6, /0 allowed) to a group"},
+    {"route.del", true, "prefix: remove a route"},
+    {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size]: a next-hop group, as in nexthop_groups[]"},
+    {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters)"},
+    {"group.del", true, "name: delete a group no route uses"},
+    {"port.set", true, "port, admin (up|down): a port's administrative state"},
+    {"route.list", false, "[prefix, limit]: routes inside a prefix (all by default), at most limit (10000)"},
+    {"group.list", false, "[name]: groups with their policy, members and route count"},
+    {"port.list", false, "ports with admin and link state"},
+    {"counters", false, "[object]: every counter, or one port or group by name"},
+    {"config.dump", false, "the running state as a YAML configuration the switch accepts at start-up"},
+    {"state.hash", false, "a hash of the running state (of config.dump)"},
+    {"limits", false, "what the control plane accepts at most, and what is used"},
+    {"help", false, "this list"},
+};
+
+const Op* find_op(const std::string& name) {
+  for (auto& o : kOps)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+std::string op_names() {
+  std::string s;
+  for (auto& o : kOps) s += std::string(s.empty() ? "" : ", ") + o.name;
+  return s;
+}
+
+json error(const json& id, std::optional<std::size_t> index, const std::string& field, const std::string& reason) {
+  json e{{"field", field}, {"reason", reason}};
+  if (index) e["index"] = *index;
+  return json{{"id", id}, {"ok", false}, {"error", e}};
+}
+
+}  // namespace
+
+ControlApi::ControlApi(RunningState& state, std::function<void()> wait, CountersFn counters)
+    : state_(state), wait_(std::move(wait)), counters_(std::move(counters)) {}
+
+void ControlApi::write(std::size_t index, const std::string& op, const json& args) {
+  const ConfigReader rd("request");
+  json fields = args;
+  fields.erase("id");  // a single operation shares its object with the request's id
+  const YAML::Node n = to_yaml(fields);
+  std::map<std::string, uint16_t> ports;
+  for (std::size_t p = 0; p < state_.sw().num_ports(); ++p) ports[state_.sw().config().ports[p].name] = static_cast<uint16_t>(p);
+  auto need = [&](const char* key) {
+    if (!n[key]) throw OpError{key, "missing"};
+    return n[key];
+  };
+  if (op == "route.add" || op == "route.del") {
+    rd.keys(n, "", {"op", "prefix", "group", "replace"});
+    const RouteSpec r = rd.prefix(need("prefix"), "prefix");
+    if (op == "route.del") return state_.route_del(index, r);
+    const bool replace = n["replace"] ? rd.boolean(n["replace"], "replace") : false;
+    return state_.route_add(index, r, rd.str(need("group"), "group"), replace);
+  }
+  if (op == "group.add") {
+    YAML::Node g = YAML::Clone(n);
+    g.remove("op");
+    return state_.group_add(index, read_group(rd, g, "", ports));
+  }
+  if (op == "group.set") {
+    rd.keys(n, "", {"op", "name", "members", "policy", "policy_by_tc", "table_size"});
+    const std::string name = rd.str(need("name"), "name");
+    const auto id = state_.group_id(name);
+    if (!id) throw OpError{"name", fmt::format("no group '{}'", name)};
+    GroupSpec g = *state_.group(*id);
+    if (auto x = n["policy"]) g.policy = read_policy(rd, x, "policy");
+    if (auto x = n["policy_by_tc"]) {
+      g.policy_by_tc = {};
+      read_policy_by_tc(rd, x, "policy_by_tc", g);
+    }
+    if (auto x = n["table_size"]) {
+      g.table_size = static_cast<uint32_t>(rd.integer(x, "table_size", 1, 1 << 16));
+      if (g.table_size & (g.table_size - 1)) throw OpError{"table_size", "must be a power of two"};
+    }
+    if (auto x = n["members"]) {
+      rd.seq(x, "members");
+      if (x.size() == 0) throw OpError{"members", "a group needs at least one member"};
+      if (x.size() > kMaxGroupMembers) throw OpError{"members", fmt::format("{} members; a group has at most {}", x.size(), kMaxGroupMembers)};
+      g.members.clear();
+      for (std::size_t k = 0; k < x.size(); ++k) g.members.push_back(read_member(rd, x[k], fmt::format("members[{}]", k), ports));
+    }
+    uint32_t w = 0;
+    for (auto& m : g.members) w += m.weight;
+    if (w > g.table_size) throw OpError{"table_size", fmt::format("{} slots cannot hold total weight {}", g.table_size, w)};
+    return state_.group_set(index, std::move(g));
+  }
+  if (op == "group.del") {
+    rd.keys(n, "", {"op", "name"});
+    return state_.group_del(index, rd.str(need("name"), "name"));
+  }
+  if (op == "port.set") {
+    rd.keys(n, "", {"op", "port", "admin"});
+    const std::string p = rd.str(need("port"), "port");
+    const int idx = state_.port_index(p);
+    if (idx < 0) throw OpError{"port", fmt::format("no port '{}'", p)};
+    const std::string a = rd.str(need("admin"), "admin");
+    if (a != "up" && a != "down") throw OpError{"admin", "expected 'up' or 'down'"};
+    return state_.port_admin(index, static_cast<uint16_t>(idx), a == "up");
+  }
+  throw OpError{"op", fmt::format("unknown operation '{}' (known: {})", op, op_names())};
+}
+
+json ControlApi::read(const std::string& op, const json& args) {
+  if (op == "help") {
+    json out = json::array();
+    for (auto& o : kOps) out.push_back({{"op", o.name}, {"writes", o.writes}, {"args", o.help}});
+    return out;
+  }
+  if (op == "config.dump") return json{{"yaml", dump_config(state_.config())}};
+  if (op == "state.hash") return json{{"hash", fmt::format("{:016x}", state_hash())}};
+  if (op == "counters") {
+    const std::string object = args.contains("object") ? args["object"].get<std::string>() : "";
+    if (!counters_) throw OpError{"", "this switch serves no counters"};
+    return counters_(object);
+  }
+  return read_state(state_, op, args);
+}
+
+uint64_t ControlApi::state_hash() const {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : dump_config(state_.config())) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+json ControlApi::handle(const json& req) {
+  const json id = req.is_object() && req.contains("id") ? req["id"] : json(nullptr);
+  if (!req.is_object()) return error(id, std::nullopt, "", "a request is a JSON object");
+  const bool batch = req.contains("ops");
+  if (batch == req.contains("op")) return error(id, std::nullopt, "", "give exactly one of: op (one operation), ops (a transaction)");
+  json ops = batch ? req["ops"] : json::array({req});
+  if (!ops.is_array()) return error(id, std::nullopt, "ops", "expected a list");
+  if (ops.size() > state_.limits().ops_per_request)
+    return error(id, std::nullopt, "ops", fmt::format("{} operations; at most {} a request", ops.size(), state_.limits().ops_per_request));
+  const auto where = [&](std::size_t i, std::string f) {
+    if (!f.empty() && f[0] == '.') f.erase(0, 1);  // read_group's paths under an empty prefix
+    const std::string base = batch ? fmt::format("ops[{}]", i) : "";
+    return base.empty() ? f : f.empty() ? base : base + "." + f;
+  };
+  // A read is a request of its own; a transaction holds writes only.
+  if (!batch) {
+    if (!ops[0]["op"].is_string()) return error(id, std::nullopt, "op", "expected a string");
+    const std::string name = ops[0]["op"];
+    const Op* o = find_op(name);
+    if (!o) return error(id, std::nullopt, "op", fmt::format("unknown operation '{}' (known: {})", name, op_names()));
+    if (!o->writes) {
+      try {
+        return json{{"id", id}, {"ok", true}, {"result", read(name, ops[0])}};
+      } catch (const OpError& e) {
+        return error(id, std::nullopt, where(0, e.field), e.reason);
+      } catch (const ConfigError& e) {
+        return error(id, std::nullopt, where(0, e.path), e.reason);
+      } catch (const std::exception& e) {
+        return error(id, std::nullopt, "", e.what());
+      }
+    }
+  }
+  state_.begin();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const json& op = ops[i];
+    try {
+      if (!op.is_object() || !op.contains("op") || !op["op"].is_string()) throw OpError{"op", "missing: each operation is an object with an op"};
+      const std::string name = op["op"];
+      const Op* o = find_op(name);
+      if (o && !o->writes) throw OpError{"op", fmt::format("'{}' reads: send it as a request of its own", name)};
+      write(i, name, op);
+    } catch (const OpError& e) {
+      state_.abort();
+      return error(id, i, where(i, e.field), e.reason);
+    } catch (const ConfigError& e) {
+      state_.abort();
+      return error(id, i, where(i, e.path), e.reason);
+    } catch (const std::exception& e) {
+      state_.abort();
+      return error(id, i, where(i, ""), e.what());
+    }
+  }
+  if (auto f = state_.commit(wait_)) return error(id, f->first, where(f->first, f->second.field), f->second.reason);
+  return json{{"id", id}, {"ok", true}, {"result", json{{"applied", ops.size()}}}};
+}
+
+std::string ControlApi::handle_line(std::string_view line) {
+  json req;
+  try {
+    req = json::parse(line);
+  } catch (const json::parse_error& e) {
+    return error(nullptr, std::nullopt, "", fmt::format("invalid JSON: {}", e.what())).dump();
+  }
+  try {
+    return handle(req).dump();
+  } catch (const std::exception& e) {
+    return error(req.is_object() && req.contains("id") ? req["id"] : json(nullptr), std::nullopt, "", e.what()).dump();
+  }
+}
+
+}  // namespace rs

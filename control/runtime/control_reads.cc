@@ -1,0 +1,119 @@
+#include "control/runtime/control_reads.h"
+
+#include <fmt/core.h>
+#include <rte_ether.h>
+#include <yaml-cpp/yaml.h>
+
+#include "control/config/config_reader.h"
+#include "dataplane/routing/routing_policy.h"
+
+namespace rs {
+
+using nlohmann::json;
+
+namespace {
+
+json policy_json(const PolicySpec& p) {
+  json j{{"name", p.name}};
+  for (auto& [k, v] : p.params) j[k] = v;
+  return j;
+}
+
+// The first `bits` bits of two addresses agree.
+bool same_bits(const std::array<uint8_t, 16>& a, const std::array<uint8_t, 16>& b, int bits) {
+  for (int i = 0; i < bits; ++i) {
+    const uint8_t bit = static_cast<uint8_t>(0x80 >> (i % 8));
+    if ((a[i / 8] & bit) != (b[i / 8] & bit)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+json group_json(const RunningState& st, uint32_t id) {
+  const GroupSpec& g = *st.group(id);
+  json members = json::array();
+  for (std::size_t m = 0; m < g.members.size(); ++m) {
+    char mac[RTE_ETHER_ADDR_FMT_SIZE];
+    rte_ether_format_addr(mac, sizeof mac, &g.members[m].mac);
+    members.push_back({{"port", st.sw().config().ports[g.members[m].port].name},
+                       {"mac", mac},
+                       {"weight", g.members[m].weight},
+                       {"nexthop", st.member_nexthops(id)[m]}});
+  }
+  json by_tc = json::object();
+  for (int tc = 0; tc < 8; ++tc)
+    if (g.policy_by_tc[tc]) by_tc[std::to_string(tc)] = policy_json(*g.policy_by_tc[tc]);
+  return json{{"name", g.name},       {"id", id},          {"policy", policy_json(g.policy)}, {"policy_by_tc", by_tc},
+              {"table_size", g.table_size}, {"members", members}, {"routes", st.route_refs(id)}};
+}
+
+json read_state(const RunningState& st, const std::string& op, const json& args) {
+  const ConfigReader rd("request");
+  if (op == "route.list") {
+    std::optional<RouteKey> filter;
+    if (args.contains("prefix")) {
+      if (!args["prefix"].is_string()) throw OpError{"prefix", "expected a string"};
+      filter = route_key(rd.prefix(YAML::Node(args["prefix"].get<std::string>()), "prefix"));
+    }
+    std::size_t limit = 10000;
+    if (args.contains("limit")) {
+      if (!args["limit"].is_number_integer() || args["limit"].get<int64_t>() < 0) throw OpError{"limit", "expected a non-negative integer"};
+      limit = args["limit"].get<std::size_t>();
+    }
+    json routes = json::array();
+    std::size_t total = 0;
+    // Routes inside a prefix are contiguous in the map's order (family, address, length).
+    auto it = filter ? st.routes().lower_bound(RouteKey{filter->ipv6, filter->addr, 0}) : st.routes().begin();
+    for (; it != st.routes().end(); ++it) {
+      if (filter) {
+        if (it->first.ipv6 != filter->ipv6 || !same_bits(it->first.addr, filter->addr, filter->depth)) break;
+        if (it->first.depth < filter->depth) continue;  // a shorter prefix at the same address
+      }
+      ++total;
+      if (routes.size() < limit) routes.push_back({{"prefix", format_prefix(it->first)}, {"group", st.group(it->second)->name}});
+    }
+    return json{{"routes", routes}, {"total", total}, {"truncated", total > routes.size()}};
+  }
+  if (op == "group.list") {
+    json out = json::array();
+    if (args.contains("name")) {
+      if (!args["name"].is_string()) throw OpError{"name", "expected a string"};
+      const auto id = st.group_id(args["name"].get<std::string>());
+      if (!id) throw OpError{"name", fmt::format("no group '{}'", args["name"].get<std::string>())};
+      out.push_back(group_json(st, *id));
+      return out;
+    }
+    for (uint32_t g = 0; g < st.group_slots(); ++g)
+      if (st.group(g)) out.push_back(group_json(st, g));
+    return out;
+  }
+  if (op == "port.list") {
+    json out = json::array();
+    const SwitchConfig c = st.config();
+    for (std::size_t p = 0; p < c.ports.size(); ++p)
+      out.push_back({{"name", c.ports[p].name},
+                     {"index", p},
+                     {"admin", c.ports[p].admin_up ? "up" : "down"},
+                     {"link", st.sw().load().link_up(static_cast<uint16_t>(p)) ? "up" : "down"},
+                     {"speed_gbps", c.ports[p].egress.speed_gbps}});
+    return out;
+  }
+  if (op == "limits") {
+    const ControlLimits& l = st.limits();
+    std::size_t groups = 0;
+    for (uint32_t g = 0; g < st.group_slots(); ++g) groups += st.group(g) ? 1 : 0;
+    const RouteLimits& r = const_cast<Switch&>(st.sw()).fib_writer().limits();
+    return json{{"routes_v4", {{"max", r.v4}, {"used", st.routes_v4()}}},
+                {"routes_v6", {{"max", r.v6}, {"used", st.routes_v6()}}},
+                {"groups", {{"max", l.groups}, {"used", groups}}},
+                {"members_per_group", kMaxGroupMembers},
+                {"nexthops", l.nexthops},
+                {"request_bytes", l.request_bytes},
+                {"ops_per_request", l.ops_per_request},
+                {"connections", l.connections}};
+  }
+  throw OpError{"op", fmt::format("unknown operation '{}'", op)};
+}
+
+}  // namespace rs

@@ -1,0 +1,299 @@
+#include "control/runtime/running_state.h"
+
+#include <arpa/inet.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace rs {
+
+RouteKey route_key(const RouteSpec& r) {
+  RouteKey k;
+  k.ipv6 = r.ipv6;
+  std::memcpy(k.addr.data(), r.addr, 16);
+  k.depth = r.depth;
+  // Host bits do not count (rte_lpm ignores them too): 10.1.0.0/8 is 10.0.0.0/8.
+  for (int b = r.depth; b < 128; ++b) k.addr[b / 8] &= static_cast<uint8_t>(~(0x80 >> (b % 8)));
+  return k;
+}
+
+namespace {
+RouteSpec masked(const RouteSpec& r) {
+  RouteSpec m = r;
+  std::memcpy(m.addr, route_key(r).addr.data(), 16);
+  return m;
+}
+}  // namespace
+
+std::string format_prefix(const RouteKey& k) {
+  char buf[INET6_ADDRSTRLEN]{};
+  inet_ntop(k.ipv6 ? AF_INET6 : AF_INET, k.addr.data(), buf, sizeof buf);
+  return fmt::format("{}/{}", buf, k.depth);
+}
+
+RunningState::RunningState(Switch& sw, ControlLimits limits) : sw_(sw), limits_(limits), base_(sw.config()) {
+  const auto slots = rs::group_slots(base_);
+  for (std::size_t g = 0; g < base_.groups.size(); ++g) {
+    group_ids_[base_.groups[g].name] = static_cast<uint32_t>(g);
+    groups_.push_back(base_.groups[g]);
+    nh_of_.push_back(slots[g].nexthop);
+    nh_count_ += static_cast<uint32_t>(slots[g].nexthop.size());
+  }
+  refs_.assign(groups_.size(), 0);
+  for (auto& r : base_.routes) {
+    routes_[route_key(r)] = r.group;
+    ++refs_[r.group];
+    ++count_[r.ipv6];
+  }
+  for (auto& p : base_.ports) admin_.push_back(p.admin_up);
+  base_.groups.clear();
+  base_.routes.clear();
+}
+
+std::optional<uint32_t> RunningState::group_id(const std::string& name) const {
+  auto it = group_ids_.find(name);
+  if (it == group_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+int RunningState::port_index(const std::string& name) const {
+  for (std::size_t i = 0; i < base_.ports.size(); ++i)
+    if (base_.ports[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+void RunningState::require_txn() const {
+  if (!txn_.open) throw std::logic_error("RunningState: change outside a transaction");
+}
+
+void RunningState::begin() {
+  if (txn_.open) throw std::logic_error("RunningState: nested transaction");
+  txn_ = Txn{};
+  txn_.open = true;
+}
+
+void RunningState::abort() {
+  for (auto it = txn_.undo.rbegin(); it != txn_.undo.rend(); ++it) (*it)();
+  txn_ = Txn{};
+}
+
+void RunningState::mark_group(uint32_t id) {
+  if (!txn_.groups_dirty) {
+    // The first group change of a transaction saves the group model whole (a few thousand
+    // entries at most); undoing restores it. Route changes undo themselves one by one.
+    txn_.undo.push_back([this, g = groups_, n = nh_of_, r = refs_, ids = group_ids_, f = free_nh_, c = nh_count_]() mutable {
+      groups_ = std::move(g);
+      nh_of_ = std::move(n);
+      // Routes undone after this point (earlier operations) still adjust the counts.
+      refs_ = std::move(r);
+      group_ids_ = std::move(ids);
+      free_nh_ = std::move(f);
+      nh_count_ = c;
+    });
+    txn_.groups_dirty = true;
+  }
+  if (txn_.group_changed.size() <= id) txn_.group_changed.resize(id + 1, false);
+  txn_.group_changed[id] = true;
+}
+
+uint32_t RunningState::alloc_nexthop() {
+  if (!free_nh_.empty()) {
+    const uint32_t id = free_nh_.back();
+    free_nh_.pop_back();
+    return id;
+  }
+  if (nh_count_ >= limits_.nexthops) throw OpError{"members", fmt::format("next-hop table full ({} next hops)", limits_.nexthops)};
+  return nh_count_++;
+}
+
+void RunningState::route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace) {
+  require_txn();
+  const auto gid = group_id(group);
+  if (!gid) throw OpError{"group", fmt::format("no group '{}'", group)};
+  const RouteKey k = route_key(r);
+  auto it = routes_.find(k);
+  std::optional<uint32_t> before;
+  if (it != routes_.end()) {
+    if (!replace)
+      throw OpError{"prefix", fmt::format("route {} exists (group '{}'); give replace: true to change it", format_prefix(k),
+                                          groups_[it->second] ? groups_[it->second]->name : "?")};
+    before = it->second;
+  } else {
+    const uint32_t cap = r.ipv6 ? sw_.fib_writer().limits().v6 : sw_.fib_writer().limits().v4;
+    if (count_[r.ipv6] >= cap)
+      throw OpError{"prefix", fmt::format("IPv{} route table full ({} routes)", r.ipv6 ? 6 : 4, cap)};
+  }
+  routes_[k] = *gid;
+  ++refs_[*gid];
+  if (before) --refs_[*before];
+  else ++count_[r.ipv6];
+  txn_.undo.push_back([this, k, gid = *gid, before] {
+    --refs_[gid];
+    if (before) {
+      routes_[k] = *before;
+      ++refs_[*before];
+    } else {
+      routes_.erase(k);
+      --count_[k.ipv6];
+    }
+  });
+  RouteSpec spec = masked(r);
+  spec.group = *gid;
+  txn_.changes.push_back({spec, false, before, op});
+}
+
+void RunningState::route_del(std::size_t op, const RouteSpec& r) {
+  require_txn();
+  const RouteKey k = route_key(r);
+  auto it = routes_.find(k);
+  if (it == routes_.end()) throw OpError{"prefix", fmt::format("no route {}", format_prefix(k))};
+  const uint32_t before = it->second;
+  routes_.erase(it);
+  --refs_[before];
+  --count_[r.ipv6];
+  txn_.undo.push_back([this, k, before] {
+    routes_[k] = before;
+    ++refs_[before];
+    ++count_[k.ipv6];
+  });
+  txn_.changes.push_back({masked(r), true, before, op});
+}
+
+void RunningState::group_add(std::size_t op, GroupSpec g) {
+  require_txn();
+  if (group_ids_.count(g.name)) throw OpError{"name", fmt::format("group '{}' exists", g.name)};
+  if (group_ids_.size() >= limits_.groups) throw OpError{"name", fmt::format("group table full ({} groups)", limits_.groups)};
+  try {
+    resolve_policy(g.policy, "policy");
+    for (auto& p : g.policy_by_tc)
+      if (p) resolve_policy(*p, "policy_by_tc");
+  } catch (const std::runtime_error& e) {
+    throw OpError{"policy", e.what()};
+  }
+  // A free slot first, so churn does not grow the group table.
+  uint32_t id = static_cast<uint32_t>(groups_.size());
+  for (uint32_t i = 0; i < groups_.size(); ++i)
+    if (!groups_[i]) {
+      id = i;
+      break;
+    }
+  mark_group(id);
+  std::vector<uint32_t> nhs;
+  for (std::size_t m = 0; m < g.members.size(); ++m) nhs.push_back(alloc_nexthop());
+  if (id == groups_.size()) {
+    groups_.emplace_back();
+    nh_of_.emplace_back();
+    refs_.push_back(0);
+  }
+  group_ids_[g.name] = id;
+  groups_[id] = std::move(g);
+  nh_of_[id] = std::move(nhs);
+  txn_.group_ops.push_back(op);
+}
+
+void RunningState::group_set(std::size_t op, GroupSpec g) {
+  require_txn();
+  const auto id = group_id(g.name);
+  if (!id) throw OpError{"name", fmt::format("no group '{}'", g.name)};
+  try {
+    resolve_policy(g.policy, "policy");
+    for (auto& p : g.policy_by_tc)
+      if (p) resolve_policy(*p, "policy_by_tc");
+  } catch (const std::runtime_error& e) {
+    throw OpError{"policy", e.what()};
+  }
+  mark_group(*id);
+  // A member that stays (same port and MAC) keeps its next-hop id, and so its counters.
+  const GroupSpec& old = *groups_[*id];
+  std::vector<uint32_t> old_nh = nh_of_[*id];
+  std::vector<bool> kept(old.members.size(), false);
+  std::vector<uint32_t> nhs(g.members.size(), UINT32_MAX);
+  for (std::size_t m = 0; m < g.members.size(); ++m)
+    for (std::size_t o = 0; o < old.members.size(); ++o)
+      if (!kept[o] && old.members[o].port == g.members[m].port &&
+          std::memcmp(&old.members[o].mac, &g.members[m].mac, sizeof(rte_ether_addr)) == 0) {
+        kept[o] = true;
+        nhs[m] = old_nh[o];
+        break;
+      }
+  for (std::size_t o = 0; o < old.members.size(); ++o)
+    if (!kept[o]) free_nh_.push_back(old_nh[o]);
+  for (auto& n : nhs)
+    if (n == UINT32_MAX) n = alloc_nexthop();
+  groups_[*id] = std::move(g);
+  nh_of_[*id] = std::move(nhs);
+  txn_.group_ops.push_back(op);
+}
+
+void RunningState::group_del(std::size_t op, const std::string& name) {
+  require_txn();
+  const auto id = group_id(name);
+  if (!id) throw OpError{"name", fmt::format("no group '{}'", name)};
+  if (refs_[*id]) throw OpError{"name", fmt::format("group '{}' is used by {} route(s)", name, refs_[*id])};
+  mark_group(*id);
+  for (uint32_t n : nh_of_[*id]) free_nh_.push_back(n);
+  nh_of_[*id].clear();
+  groups_[*id].reset();
+  group_ids_.erase(name);
+  txn_.group_ops.push_back(op);
+}
+
+void RunningState::port_admin(std::size_t, uint16_t port, bool up) {
+  require_txn();
+  if (port >= admin_.size()) throw OpError{"port", fmt::format("no port {}", port)};
+  const bool before = admin_[port];
+  admin_[port] = up;
+  txn_.undo.push_back([this, port, before] { admin_[port] = before; });
+  txn_.admin.emplace_back(port, up);
+}
+
+std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::function<void()>& wait) {
+  require_txn();
+  std::shared_ptr<FibGroups> groups;
+  if (txn_.groups_dirty) {
+    std::vector<GroupSlot> slots;
+    for (std::size_t g = 0; g < groups_.size(); ++g) slots.push_back({groups_[g] ? &*groups_[g] : nullptr, nh_of_[g]});
+    std::vector<bool> same(groups_.size(), true);
+    for (std::size_t g = 0; g < txn_.group_changed.size() && g < same.size(); ++g) same[g] = !txn_.group_changed[g];
+    try {
+      groups = build_groups(slots, nh_count_, sw_.num_workers(), sw_.config().seed, &sw_.fib().groups(), same);
+    } catch (const std::exception& e) {
+      const std::size_t op = txn_.group_ops.empty() ? 0 : txn_.group_ops.back();
+      abort();
+      return std::pair{op, OpError{"", e.what()}};
+    }
+  }
+  if (!txn_.changes.empty() || groups) {
+    if (auto f = sw_.fib_writer().commit(txn_.changes, groups, wait)) {
+      abort();
+      return std::pair{f->op, OpError{"prefix", f->reason}};
+    }
+  }
+  for (auto& [port, up] : txn_.admin) sw_.set_admin(port, up);
+  txn_ = Txn{};
+  return std::nullopt;
+}
+
+SwitchConfig RunningState::config() const {
+  SwitchConfig c = base_;
+  std::vector<uint32_t> index(groups_.size(), UINT32_MAX);  // id -> position in the dump
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    if (groups_[g]) {
+      index[g] = static_cast<uint32_t>(c.groups.size());
+      c.groups.push_back(*groups_[g]);
+    }
+  for (auto& [k, g] : routes_) {
+    RouteSpec r;
+    r.ipv6 = k.ipv6;
+    std::memcpy(r.addr, k.addr.data(), 16);
+    r.depth = k.depth;
+    r.group = index[g];
+    c.routes.push_back(r);
+  }
+  for (std::size_t p = 0; p < c.ports.size(); ++p) c.ports[p].admin_up = admin_[p];
+  return c;
+}
+
+}  // namespace rs

@@ -1,0 +1,108 @@
+// The running switch as the control plane sees it: the configuration it started from, changed
+// by operations. Every change is a transaction: operations apply one by one to this model,
+// each recording how to undo itself; the first error undoes them all and names the operation's
+// index, the field and the reason; a valid batch becomes one commit to the data plane (one FIB
+// snapshot through the FibWriter, so the workers see all of it at once or none of it).
+// One thread (the control thread) uses it.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dataplane/switch/switch.h"
+
+namespace rs {
+
+// What the control plane accepts at most; a request over a limit changes nothing.
+struct ControlLimits {
+  uint32_t groups = 4096;          // P4 nexthop_selector groups
+  uint32_t nexthops = kMaxNexthops;
+  uint32_t request_bytes = 64u << 20;
+  uint32_t ops_per_request = 1u << 20;
+  uint32_t connections = 16;
+};
+
+struct RouteKey {
+  bool ipv6 = false;
+  std::array<uint8_t, 16> addr{};
+  uint8_t depth = 0;
+  auto operator<=>(const RouteKey&) const = default;
+};
+RouteKey route_key(const RouteSpec& r);
+std::string format_prefix(const RouteKey& k);
+
+// An operation's failure: `field` is the key path inside the operation ("prefix",
+// "members[1].port"), the transaction adds its index.
+struct OpError {
+  std::string field;
+  std::string reason;
+};
+
+class RunningState {
+ public:
+  RunningState(Switch& sw, ControlLimits limits = {});
+
+  // A transaction. Every mutation below is legal only between begin() and commit()/abort().
+  void begin();
+  // Publishes the batch (one snapshot); on a data-plane refusal (a route table full) undoes the
+  // model, and returns the failing operation's index and reason.
+  std::optional<std::pair<std::size_t, OpError>> commit(const std::function<void()>& wait);
+  void abort();  // undoes every operation of the transaction
+
+  // Operations; each throws OpError and leaves the model as it was before it.
+  void route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace);
+  void route_del(std::size_t op, const RouteSpec& r);
+  void group_add(std::size_t op, GroupSpec g);
+  void group_set(std::size_t op, GroupSpec g);  // replaces the group of that name, id kept
+  void group_del(std::size_t op, const std::string& name);
+  void port_admin(std::size_t op, uint16_t port, bool up);
+
+  // Reads.
+  const std::map<RouteKey, uint32_t>& routes() const { return routes_; }
+  std::size_t routes_v4() const { return count_[0]; }
+  std::size_t routes_v6() const { return count_[1]; }
+  const std::optional<GroupSpec>& group(uint32_t id) const { return groups_[id]; }
+  std::size_t group_slots() const { return groups_.size(); }
+  std::optional<uint32_t> group_id(const std::string& name) const;
+  uint32_t route_refs(uint32_t id) const { return refs_[id]; }
+  const std::vector<uint32_t>& member_nexthops(uint32_t id) const { return nh_of_[id]; }
+  int port_index(const std::string& name) const;
+  const ControlLimits& limits() const { return limits_; }
+  const Switch& sw() const { return sw_; }
+  // The state as a configuration: what `config dump` writes and start-up reads back.
+  SwitchConfig config() const;
+
+ private:
+  void require_txn() const;
+  uint32_t alloc_nexthop();
+  void mark_group(uint32_t id);
+
+  Switch& sw_;
+  ControlLimits limits_;
+  SwitchConfig base_;  // ports, QoS, buffers...: the start-up config without groups and routes
+  std::vector<std::optional<GroupSpec>> groups_;  // by id; nullopt: a deleted group's slot
+  std::vector<std::vector<uint32_t>> nh_of_;      // by group id: each member's next-hop id
+  std::vector<uint32_t> refs_;                    // by group id: routes naming it
+  std::map<std::string, uint32_t> group_ids_;
+  std::vector<uint32_t> free_nh_;
+  uint32_t nh_count_ = 0;
+  std::map<RouteKey, uint32_t> routes_;
+  std::size_t count_[2]{};  // IPv4, IPv6 routes
+  std::vector<bool> admin_;
+
+  struct Txn {
+    bool open = false;
+    std::vector<std::function<void()>> undo;
+    std::vector<FibWriter::RouteChange> changes;
+    std::vector<bool> group_changed;  // by id
+    bool groups_dirty = false;
+    std::vector<std::size_t> group_ops;  // op index of each group change (errors at commit)
+    std::vector<std::pair<uint16_t, bool>> admin;
+  } txn_;
+};
+
+}  // namespace rs

@@ -1,0 +1,406 @@
+// dump_config: every config the loader accepts dumps to YAML that reloads to the same
+// SwitchConfig (compared field by field, so a key the dump leaves out is caught even when it
+// is left out the same way twice), and the dump of the reload is the same text (canonical).
+#include "control/config/config_dump.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "configs_embedded.h"
+#include "control/config/config_loader.h"
+
+namespace rs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- field-level comparison: each mismatch names its field, as "cfg.ports[1].host.flows[0].qp".
+
+#define RS_FIELD(x) EXPECT_EQ(a.x, b.x) << at << "." #x
+std::string mac(const rte_ether_addr& m) { return fmt::format("{:02x}", fmt::join(m.addr_bytes, m.addr_bytes + RTE_ETHER_ADDR_LEN, ":")); }
+#define RS_MAC(x) EXPECT_EQ(mac(a.x), mac(b.x)) << at << "." #x
+// Lists: the sizes first; elements only when they agree.
+template <typename T, typename F>
+void each(const std::vector<T>& a, const std::vector<T>& b, const std::string& at, F fn) {
+  EXPECT_EQ(a.size(), b.size()) << at << ".size()";
+  for (std::size_t i = 0; i < a.size() && a.size() == b.size(); ++i) fn(a[i], b[i], fmt::format("{}[{}]", at, i));
+}
+#define RS_EACH(list, fn) each(a.list, b.list, at + "." #list, fn)
+
+void equal_flow(const HostFlowSpec& a, const HostFlowSpec& b, const std::string& at) {
+  RS_FIELD(dst_ip); RS_FIELD(rate_gbps); RS_FIELD(dscp); RS_FIELD(ecn); RS_FIELD(payload); RS_FIELD(qp);
+  RS_FIELD(opcode); RS_FIELD(priority); RS_FIELD(start_ns); RS_FIELD(stop_ns);
+}
+
+void equal_port(const PortSpec& a, const PortSpec& b, const std::string& at) {
+  RS_FIELD(name); RS_FIELD(kind); RS_FIELD(devargs); RS_MAC(mac); RS_FIELD(worker); RS_FIELD(admin_up);
+  RS_FIELD(egress.speed_gbps); RS_FIELD(egress.sched); RS_FIELD(egress.weights);
+  for (int q = 0; q < 8; ++q) {
+    RS_FIELD(egress.limits[q].packets) << " q" << q;
+    RS_FIELD(egress.limits[q].bytes) << " q" << q;
+  }
+  RS_FIELD(host.ip); RS_MAC(host.mac); RS_FIELD(host.receiver); RS_FIELD(host.rx_flow_capacity);
+  RS_FIELD(host.storm.priority); RS_FIELD(host.storm.start_ns); RS_FIELD(host.storm.stop_ns); RS_FIELD(host.storm.quanta);
+  RS_EACH(host.flows, equal_flow);
+  RS_FIELD(lossless.cable_length_m); RS_FIELD(lossless.dynamic_th); RS_FIELD(lossless.reserved); RS_FIELD(lossless.pfc_quanta);
+  for (int g = 0; g < 8; ++g) {
+    const std::string pg = fmt::format("{}.lossless.pg[{}]", at, g);
+    const PgSettings &x = a.lossless.pg[g], &y = b.lossless.pg[g];
+    EXPECT_EQ(x.lossless, y.lossless) << pg << ".lossless";
+    EXPECT_EQ(x.xoff, y.xoff) << pg << ".xoff";
+    EXPECT_EQ(x.xon, y.xon) << pg << ".xon";
+    EXPECT_EQ(x.headroom, y.headroom) << pg << ".headroom";
+    EXPECT_EQ(x.headroom_min, y.headroom_min) << pg << ".headroom_min";
+  }
+  for (int q = 0; q < 8; ++q) {
+    const std::string wq = fmt::format("{}.lossless.wred[{}]", at, q);
+    const WredProfile &x = a.lossless.wred[q], &y = b.lossless.wred[q];
+    EXPECT_EQ(x.enabled, y.enabled) << wq << ".enabled";
+    EXPECT_EQ(x.wred_drop, y.wred_drop) << wq << ".wred_drop";
+    EXPECT_EQ(x.ecn_mark, y.ecn_mark) << wq << ".ecn_mark";
+    EXPECT_EQ(x.kmin, y.kmin) << wq << ".kmin";
+    EXPECT_EQ(x.kmax, y.kmax) << wq << ".kmax";
+    EXPECT_EQ(x.pmax_percent, y.pmax_percent) << wq << ".pmax_percent";
+  }
+}
+
+void equal_member(const GroupMemberSpec& a, const GroupMemberSpec& b, const std::string& at) {
+  RS_FIELD(port); RS_MAC(mac); RS_FIELD(weight);
+}
+
+void equal_group(const GroupSpec& a, const GroupSpec& b, const std::string& at) {
+  RS_FIELD(name); RS_FIELD(policy.name); RS_FIELD(policy.params); RS_FIELD(table_size);
+  for (int tc = 0; tc < 8; ++tc) {
+    const auto &x = a.policy_by_tc[tc], &y = b.policy_by_tc[tc];
+    EXPECT_EQ(x.has_value(), y.has_value()) << at << ".policy_by_tc[" << tc << "]";
+    if (x && y) {
+      EXPECT_EQ(x->name, y->name) << at << ".policy_by_tc[" << tc << "].name";
+      EXPECT_EQ(x->params, y->params) << at << ".policy_by_tc[" << tc << "].params";
+    }
+  }
+  RS_EACH(members, equal_member);
+}
+
+void equal_route(const RouteSpec& a, const RouteSpec& b, const std::string& at) {
+  RS_FIELD(ipv6); RS_FIELD(depth); RS_FIELD(group);
+  EXPECT_EQ(std::string(a.addr, a.addr + 16), std::string(b.addr, b.addr + 16)) << at << ".addr";
+}
+
+void equal_event(const LinkEvent& a, const LinkEvent& b, const std::string& at) { RS_FIELD(port); RS_FIELD(at_ns); RS_FIELD(up); }
+
+// Everything but `source` (where the config came from, not what it is).
+void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const std::string& at = "cfg") {
+  RS_FIELD(workers); RS_FIELD(seed); RS_FIELD(mbufs); RS_FIELD(duration_s); RS_FIELD(pipeline_text); RS_FIELD(pipeline_source);
+  RS_FIELD(qos.trust); RS_FIELD(qos.dscp_to_tc); RS_FIELD(qos.pcp_to_tc); RS_FIELD(qos.tc_to_queue); RS_FIELD(qos.cnp_queue);
+  RS_FIELD(mmu.pool.size); RS_FIELD(mmu.pool.cell_size); RS_FIELD(mmu.pool.mtu); RS_FIELD(mmu.pfc_enable);
+  RS_FIELD(mmu.tc_to_pg); RS_FIELD(mmu.pfc_to_queue); RS_FIELD(mmu.pfcwd.enabled); RS_FIELD(mmu.pfcwd.action);
+  RS_FIELD(mmu.pfcwd.detection_ns); RS_FIELD(mmu.pfcwd.restoration_ns); RS_FIELD(mmu.pfcwd.poll_ns);
+  RS_FIELD(load_view.queue_thresholds_bytes); RS_FIELD(load_view.rate_thresholds_pct);
+  RS_FIELD(load_view.rate_interval_ns); RS_FIELD(load_view.rate_weight);
+  RS_EACH(ports, equal_port);
+  RS_EACH(groups, equal_group);
+  RS_EACH(routes, equal_route);
+  RS_EACH(link_events, equal_event);
+}
+
+// ---- the property
+
+// c's dump reloads to c, field by field, and dumps again to the same text. Returns the dump.
+std::string round_trip(const SwitchConfig& c, const std::string& what) {
+  SCOPED_TRACE(what);
+  std::string d;
+  try {
+    d = dump_config(c);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "dump_config: " << e.what();
+    return "";
+  }
+  SwitchConfig r;
+  try {
+    r = load_config_text(d, "dump.yaml");
+  } catch (const ConfigError& e) {
+    ADD_FAILURE() << "the loader refuses the dump: " << e.what() << "\n" << d;
+    return d;
+  }
+  equal_configs(c, r);
+  EXPECT_EQ(dump_config(r), d);
+  return d;
+}
+
+// The source tree: RS_SOURCE_ROOT (meson sets it for tests), else the first parent of this
+// binary or of the working directory that holds configs/demo_incast.yaml.
+fs::path source_root() {
+  if (const char* env = std::getenv("RS_SOURCE_ROOT")) return env;
+  for (fs::path p : {fs::read_symlink("/proc/self/exe").parent_path(), fs::current_path()})
+    for (; !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::exists(p / "configs/demo_incast.yaml")) return p;
+  return {};
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// As tools/roceswitch-lab does before handing an experiment file to roceswitch: drop the
+// top-level `experiment:` section, keep the rest.
+std::string strip_experiment(const std::string& text) {
+  YAML::Node root = YAML::Load(text);
+  if (!root.IsMap() || !root.remove("experiment")) return text;
+  YAML::Emitter e;
+  e << root;
+  return e.c_str();
+}
+
+TEST(ConfigDump, RepoConfigsRoundTrip) {
+  const fs::path root = source_root();
+  ASSERT_FALSE(root.empty()) << "set RS_SOURCE_ROOT";
+  int n = 0;
+  for (const char* dir : {"configs", "experiments"}) {
+    int here = 0;
+    for (auto& f : fs::directory_iterator(root / dir)) {
+      if (f.path().extension() != ".yaml") continue;
+      SwitchConfig c;
+      try {
+        c = load_config_text(strip_experiment(read_file(f.path())), f.path().string());
+      } catch (const ConfigError& e) {
+        std::cout << "not a config the loader accepts, skipped: " << e.what() << "\n";
+        continue;
+      }
+      round_trip(c, f.path().string());
+      ++here, ++n;
+    }
+    EXPECT_GT(here, 0) << "no config the loader accepts in " << dir;
+  }
+  std::cout << n << " repository configs round-trip\n";
+}
+
+TEST(ConfigDump, EmbeddedDefaultRoundTripsAndIsShown) {
+  const SwitchConfig c = load_config_text(kDemoConfig, "<embedded demo>");
+  const std::string d = round_trip(c, "embedded demo");
+  std::cout << "---- dump_config(embedded demo) ----\n" << d << "----\n";
+  // The same file read from disk dumps to the same text: the dump does not depend on the source.
+  const fs::path root = source_root();
+  if (!root.empty()) {
+    EXPECT_EQ(dump_config(load_config_file((root / "configs/demo_incast.yaml").string())), d);
+  }
+}
+
+// Every key family at once, in non-default values and in the loader's alternative spellings.
+const char* kRich = R"(
+switch: {workers: 2, seed: 42, mbufs: 32768, duration_s: 2.5, pipeline: PIPELINE}
+qos:
+  trust: pcp
+  dscp_to_tc: {26: 3, 46: 6, 0: 2}
+  pcp_to_tc: {1: 0, 3: 3}
+  tc_to_queue: {6: 7, 7: 6}
+  cnp_queue: 6
+  pfc_enable: "3,4"
+  tc_to_pg: {5: 3}
+  pfc_to_queue: {3: 6}
+  pfc_quanta: 1000
+buffer:
+  pool: {size: 67108864, cell_size: 128}
+  mtu: 4096
+  cable_length_m: "40m"
+  profiles:
+    pg_fixed: {xoff: 65536, xon: 32768, headroom: 300000}
+    pg_auto: {xoff: 50000, xon: 20000, dynamic_th: 0}
+    lossy: {dynamic_th: 1, size: 4096}
+    tight: {dynamic_th: -7}
+  pg: {3: pg_fixed, 4: pg_auto}
+  queue: {0: lossy, 1: tight, 4: pg_auto, 5: lossy}
+wred_profiles:
+  ROCE: {wred_green_enable: true, ecn: ecn_green, green_min_threshold: 40960, green_max_threshold: 327680,
+         green_drop_probability: 20}
+  LOSSY: {ecn: ecn_none, green_min_threshold: 100, green_max_threshold: 400, green_drop_probability: 100}
+queue_wred: {3: ROCE, 4: ROCE, 1: LOSSY}
+pfcwd: {detection_time: 400, restoration_time: 300, poll_interval: 100, action: forward}
+load_view: {queue_thresholds_bytes: [1, 2, 4, 8, 16, 32, 64], rate_thresholds_pct: [10, 20.5, 30, 40, 50, 60, 99.9],
+            rate_interval_us: 12.5, rate_weight: 0.1}
+ports:
+  - name: h0
+    mac: "02:00:00:00:00:10"
+    speed_gbps: 0.25
+    worker: 1
+    admin: down
+    cable_length_m: 3.7
+    queues: {limit_packets: [1, 2, 3, 4, 5, 6, 7, 8], limit_bytes: 65536, scheduler: [dwrr, dwrr, dwrr, dwrr, dwrr, dwrr, strict, strict],
+             weights: [1, 2, 3, 4, 5, 6, 7, 100]}
+    host:
+      ip: 10.0.0.2
+      mac: "02:00:00:00:aa:00"
+      flows:
+        - {dst: 10.1.0.2, rate_gbps: 0.2375, dscp: 26, ecn: 0, payload: 1400, qp: 0xb6e, opcode: 0x0a, priority: 3,
+           start_s: 0.1, stop_s: 1.7}
+        - {dst: 10.1.0.2}
+      pfc_storm: {priority: 3, start_s: 0.5, stop_s: 0.75, quanta: 100}
+  - {name: u0, kind: emulated_host, speed_gbps: 25, host: {ip: 10.1.0.2, mac: "02:00:00:00:bb:00", receiver: remote}}
+  - {name: u1, speed_gbps: 25, worker: 0, admin: up,
+     host: {ip: 10.1.0.2, mac: "02:00:00:00:bb:01", receiver: remote, pfc_storm: {priority: 4, start_s: 1}}}
+  - {name: e0, kind: ethdev, devargs: "net_null0,no-rx=1", speed_gbps: 400, cable_length_m: 300}
+  - {name: "yes", devargs: net_null1, speed_gbps: 100, queues: {scheduler: strict, weights: 50, limit_bytes: 17179869184}}
+nexthop_groups:
+  - {name: spine, policy: {name: flowlet_quality, idle_time_us: 128, flow_table_size: 1024},
+     policy_by_tc: {3: spray, 5: {name: drill, d: 3}}, table_size: 256,
+     members: [{port: u0, mac: "02:00:00:00:bb:00", weight: 3}, {port: u1, mac: "02:00:00:00:bb:01"}]}
+  - {name: hashed, policy: {name: ecmp, fields: ip_pair, dest_qp: true}, members: [{port: e0, mac: "02:00:00:00:cc:00"}]}
+  - {name: spare, policy: {name: spray, mode: random}, table_size: 64, members: [{port: "yes", mac: "02:00:00:00:dd:00", weight: 64}]}
+link_events:
+  - {port: u1, at_s: 1.5, state: down}
+  - {port: u0, at_s: 0.25, state: down}
+  - {port: u1, at_s: 2.0000001, state: up}
+routes:
+  - {prefix: 10.1.0.0/16, group: spine}
+  - {prefix: 10.0.0.0/24, port: h0, mac: "02:00:00:00:aa:00"}
+  - {prefix: "2001:db8::/32", nexthops: [{port: u0, mac: "02:00:00:00:bb:00", weight: 2}, {port: e0, mac: "02:00:00:00:cc:00"}]}
+  - {prefix: "::/0", group: hashed}
+  - {prefix: 0.0.0.0/0, port: e0, mac: "02:00:00:00:cc:00"}
+  - {prefix: "2001:db8:1::5/128", nexthops: [{port: h0, mac: "02:00:00:00:aa:00"}]}
+)";
+
+// kRich with its pipeline at an absolute path (a relative one is joined to the file's directory).
+SwitchConfig load_rich() {
+  std::string y = kRich;
+  const fs::path root = source_root();
+  y.replace(y.find("PIPELINE"), 8, (root / "pipelines/l3_roce_general.yaml").string());
+  return load_config_text(y, "rich.yaml");
+}
+
+TEST(ConfigDump, RichConfigRoundTrips) {
+  const SwitchConfig c = load_rich();
+  ASSERT_FALSE(c.pipeline_text.empty());
+  ASSERT_EQ(c.groups.size(), 7u);  // three named, four the routes' own
+  round_trip(c, "kRich");
+}
+
+// Implicit groups whose names clash with a named group, a prefix given twice in two spellings,
+// and a route with more next hops than a named group may have.
+TEST(ConfigDump, RouteGroupsThatCannotBeNamedRoundTrip) {
+  const char* y = R"(
+ports:
+  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}
+  - {name: b, devargs: x}
+nexthop_groups:
+  - {name: "route:10.9.0.0/16", members: [{port: b, mac: "02:00:00:00:00:bb"}]}
+routes:
+  - {prefix: 10.8.0.0/16, group: "route:10.9.0.0/16"}
+  - {prefix: 10.11.0.0/16, group: "route:10.9.0.0/16"}
+  - {prefix: 10.11.0.0/0016, group: "route:10.9.0.0/16"}
+  - {prefix: 10.9.0.0/16, port: a, mac: "02:00:00:00:00:aa"}
+  - {prefix: 10.9.0.0/016, nexthops: [{port: a, mac: "02:00:00:00:00:aa", weight: 2}, {port: b, mac: "02:00:00:00:00:bb"}]}
+  - {prefix: 10.10.0.0/16, port: b, mac: "02:00:00:00:00:bb"}
+)";
+  const SwitchConfig c = load_config_text(y, "clash.yaml");
+  ASSERT_EQ(c.groups.size(), 4u);
+  EXPECT_EQ(c.groups[0].name, c.groups[1].name);  // the loader lets a route's own group repeat a name
+  const std::string d = round_trip(c, "clash");
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.9.0.0/16, port: a,"));       // written as the loader made it
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.11.0.0/016, group:"));       // the repeat, respelled
+
+  std::string wide = "ports:\n  - {name: a, devargs: x}\nroutes:\n  - {prefix: 10.0.0.0/8, nexthops: [";
+  for (int i = 0; i < 70; ++i) wide += fmt::format("{}{{port: a, mac: \"02:00:00:00:01:{:02x}\"}}", i ? ", " : "", i);
+  const SwitchConfig w = load_config_text(wide + "]}\n", "wide.yaml");
+  ASSERT_EQ(w.groups[0].members.size(), 70u);
+  EXPECT_THAT(round_trip(w, "70 next hops"), testing::HasSubstr("nexthops:"));
+}
+
+// Different spellings of one state dump to one text.
+TEST(ConfigDump, EqualStatesGiveIdenticalText) {
+  const char* a = R"(
+qos: {pfc_enable: "3,4"}
+buffer: {cable_length_m: "40m"}
+wred_profiles: {W: {ecn: ecn_green, green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 3}}
+queue_wred: {3: W}
+ports: [{name: p, devargs: x, queues: {limit_packets: 100}}]
+nexthop_groups: [{name: g, policy: ecmp, members: [{port: p, mac: "02:00:00:00:00:01"}]}]
+routes: [{prefix: 10.0.0.0/8, group: g}, {prefix: 10.1.0.0/16, port: p, mac: "02:00:00:00:00:01"}]
+)";
+  const char* b = R"(
+switch: {workers: 1, seed: 1}
+qos: {trust: dscp, pfc_enable: [4, 3], dscp_to_tc: {3: 3, 46: 5}}
+buffer: {cable_length_m: 40, mtu: 9100, pg: {3: auto, 4: auto}, profiles: {auto: {xoff: 36400, xon: 18200}}}
+wred_profiles: {X: {wred_green_enable: false, ecn: ecn_all, green_min_threshold: 1, green_max_threshold: 2, green_drop_probability: 3}}
+queue_wred: {3: X}
+ports: [{name: p, kind: ethdev, devargs: x, admin: up, queues: {limit_packets: [100, 100, 100, 100, 100, 100, 100, 100]}}]
+nexthop_groups: [{name: g, policy: {name: ecmp}, table_size: 64, members: [{port: p, mac: "02:00:00:00:00:01", weight: 1}]}]
+routes: [{prefix: 10.0.0.0/8, group: g}, {prefix: 10.1.0.0/16, nexthops: [{port: p, mac: "02:00:00:00:00:01"}]}]
+)";
+  EXPECT_EQ(dump_config(load_config_text(a, "a.yaml")), dump_config(load_config_text(b, "b.yaml")));
+}
+
+// One field changed, one text changed; the reload carries the change.
+TEST(ConfigDump, OneChangedFieldChangesTheText) {
+  const SwitchConfig base = load_rich();
+  const std::string d0 = dump_config(base);
+  auto differs = [&](const char* what, auto change, auto check) {
+    SCOPED_TRACE(what);
+    SwitchConfig c = base;
+    change(c);
+    const std::string d = round_trip(c, what);
+    EXPECT_NE(d, d0);
+    EXPECT_TRUE(check(load_config_text(d, "changed.yaml")));
+  };
+  differs("route depth", [](SwitchConfig& c) { c.routes[0].depth = 17; }, [](const SwitchConfig& c) { return c.routes[0].depth == 17; });
+  differs("dscp map entry", [](SwitchConfig& c) { c.qos.dscp_to_tc[10] = 5; }, [](const SwitchConfig& c) { return c.qos.dscp_to_tc[10] == 5; });
+  differs("policy parameter", [](SwitchConfig& c) { c.groups[0].policy.params[0].second = 129; },
+          [](const SwitchConfig& c) { return c.groups[0].policy.params[0].second == 129; });
+  differs("flow start", [](SwitchConfig& c) { c.ports[0].host.flows[0].start_ns += 1; },
+          [](const SwitchConfig& c) { return c.ports[0].host.flows[0].start_ns == 100'000'001; });
+  // The pipeline is named by path; its content still shows, through the digest comment.
+  SwitchConfig p = base;
+  p.pipeline_text += "\n";
+  EXPECT_NE(dump_config(p), d0);
+}
+
+// A dump that dropped a key would reload to a different field: equal_configs says which.
+TEST(ConfigDump, EqualConfigsNamesTheField) {
+  const SwitchConfig a = load_rich();
+  SwitchConfig b = a;
+  b.ports[1].lossless.wred[3].kmin += 1;
+  testing::TestPartResultArray failures;
+  {
+    testing::ScopedFakeTestPartResultReporter catcher(testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    equal_configs(a, b);
+  }
+  ASSERT_EQ(failures.size(), 1);
+  std::cout << "equal_configs reports: " << failures.GetTestPartResult(0).message() << "\n";
+  EXPECT_THAT(failures.GetTestPartResult(0).message(), testing::HasSubstr("cfg.ports[1].lossless.wred[3].kmin"));
+}
+
+// What no file can say is refused with the field's name instead of being dumped wrong.
+TEST(ConfigDump, InexpressibleStateIsRefused) {
+  const SwitchConfig base = load_rich();
+  auto refused = [&](const char* field, auto change) {
+    SwitchConfig c = base;
+    change(c);
+    try {
+      dump_config(c);
+      ADD_FAILURE() << field << ": dumped";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), testing::HasSubstr(field));
+    }
+  };
+  refused("ports[2].lossless.wred[3]", [](SwitchConfig& c) { c.ports[2].lossless.wred[3].kmax += 1; });
+  refused("ports[0].host.rx_flow_capacity", [](SwitchConfig& c) { c.ports[0].host.rx_flow_capacity = 7; });
+  refused("ports[3].lossless.pg[4]", [](SwitchConfig& c) { c.ports[3].lossless.pg[4].xoff += 1; });
+  refused("ports[*].lossless.pg[3].headroom", [](SwitchConfig& c) { c.ports[1].lossless.pg[3].headroom += 1; });
+  refused("ports[4].lossless.pfc_quanta", [](SwitchConfig& c) { c.ports[4].lossless.pfc_quanta = 1; });
+  refused("nexthop_groups[4]", [](SwitchConfig& c) { c.groups[4].name = "spine"; c.groups[4].table_size = 128; });
+  refused("mmu.pfcwd.poll_ns", [](SwitchConfig& c) { c.mmu.pfcwd.poll_ns += 1; });
+}
+
+}  // namespace
+}  // namespace rs

@@ -1,0 +1,260 @@
+// The control protocol against a running (stepped) switch: every operation valid and invalid,
+// transactions that apply entirely or not at all, and route churn under traffic that never
+// disturbs the prefixes it does not touch.
+#include "control/runtime/control_api.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "control/config/config_dump.h"
+#include "control/config/config_loader.h"
+#include "dataplane/emu/emulated_host.h"
+#include "tests/support/host_net.h"
+
+namespace rs::test {
+namespace {
+
+using nlohmann::json;
+
+constexpr uint32_t kQpA = 0x100, kQpB = 0x200;
+
+// Hosts h0..h3 (10.0.h.2 behind port h, groups to_h0..to_h3, routes 10.0.h.0/24).
+SwitchConfig four_hosts() {
+  SwitchConfig cfg;
+  for (int h = 0; h < 4; ++h) add_host_port(cfg, 10, QueueLimits{});
+  return cfg;
+}
+
+struct Rig {
+  explicit Rig(SwitchConfig cfg) : sw(cfg, kT0), state(sw), api(state, [this] { step(); }) {}
+  void step() {
+    sw.poll_all(now);
+    now += kUs;
+  }
+  void run(uint64_t ns) {
+    for (const uint64_t end = now + ns; now < end;) step();
+  }
+  json call(const json& req) { return api.handle(req); }
+  json ok(const json& req) {
+    json r = api.handle(req);
+    EXPECT_TRUE(r["ok"].get<bool>()) << req.dump() << " -> " << r.dump();
+    return r["result"];
+  }
+  EmulatedHost& host(std::size_t p) { return dynamic_cast<EmulatedHost&>(sw.port(p)); }
+  uint64_t rx(std::size_t at, uint8_t from, uint32_t qp) {
+    RxFlowStats s;
+    return host(at).rx_tracker().find(host_ip(from), qp, s) ? s.packets : 0;
+  }
+
+  uint64_t now = kT0;
+  Switch sw;
+  RunningState state;
+  ControlApi api;
+};
+
+TEST(ControlApi, RouteAddListDeleteAndTrafficFollows) {
+  SwitchConfig cfg = four_hosts();
+  add_host_flow(cfg, 0, 1, 0.5, kQpA, 1024);
+  Rig r(cfg);
+  r.run(kMs);
+  ASSERT_GT(r.rx(1, 0, kQpA), 0u);
+
+  // 10.0.1.0/24 moves to h2's group in one request; traffic follows once h1's queue drained.
+  r.ok({{"id", 1}, {"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"group", "to_h2"}, {"replace", true}});
+  r.run(100 * kUs);
+  const uint64_t h1 = r.rx(1, 0, kQpA), h2 = r.rx(2, 0, kQpA);
+  r.run(kMs);
+  EXPECT_EQ(r.rx(1, 0, kQpA), h1);
+  EXPECT_GT(r.rx(2, 0, kQpA), h2);
+
+  r.ok({{"id", 2}, {"op", "route.add"}, {"prefix", "10.9.0.0/16"}, {"group", "to_h3"}});
+  r.ok({{"id", 3}, {"op", "route.add"}, {"prefix", "2001:db8::/32"}, {"group", "to_h3"}});
+  json all = r.ok({{"id", 4}, {"op", "route.list"}});
+  EXPECT_EQ(all["total"], 6);
+  json v = r.ok({{"id", 5}, {"op", "route.list"}, {"prefix", "10.9.0.0/16"}});
+  ASSERT_EQ(v["routes"].size(), 1u);
+  EXPECT_EQ(v["routes"][0]["prefix"], "10.9.0.0/16");
+  EXPECT_EQ(v["routes"][0]["group"], "to_h3");
+  EXPECT_EQ(r.ok({{"op", "route.list"}, {"prefix", "10.0.0.0/16"}})["total"], 4);
+  EXPECT_EQ(r.ok({{"op", "route.list"}, {"prefix", "2001:db8::/16"}})["total"], 1);
+  EXPECT_EQ(r.ok({{"op", "route.list"}, {"limit", 2}})["routes"].size(), 2u);
+
+  // Host bits do not count: 10.9.1.0/16 is the route 10.9.0.0/16.
+  r.ok({{"id", 6}, {"op", "route.del"}, {"prefix", "10.9.1.0/16"}});
+  EXPECT_EQ(r.ok({{"op", "route.list"}})["total"], 5);
+  // Without a route the flow is dropped as no_route.
+  r.ok({{"op", "route.del"}, {"prefix", "10.0.1.0/24"}});
+  r.run(100 * kUs);
+  const uint64_t before = r.sw.drops(DropReason::NoRoute);
+  r.run(kMs);
+  EXPECT_GT(r.sw.drops(DropReason::NoRoute), before);
+}
+
+TEST(ControlApi, GroupsAddSetDeleteKeepMemberNexthops) {
+  SwitchConfig cfg = four_hosts();
+  add_host_flow(cfg, 0, 1, 0.5, kQpA, 1024);
+  Rig r(cfg);
+  r.ok({{"op", "group.add"},
+        {"name", "spine"},
+        {"policy", {{"name", "flowlet_quality"}, {"idle_time_us", 128}}},
+        {"members", json::array({{{"port", "h2"}, {"mac", "02:00:00:00:aa:02"}}, {{"port", "h3"}, {"mac", "02:00:00:00:aa:03"}, {"weight", 2}}})}});
+  json g = r.ok({{"op", "group.list"}, {"name", "spine"}})[0];
+  EXPECT_EQ(g["policy"]["name"], "flowlet_quality");
+  EXPECT_EQ(g["policy"]["idle_time_us"], 128);
+  ASSERT_EQ(g["members"].size(), 2u);
+  EXPECT_EQ(g["members"][1]["weight"], 2);
+  const uint32_t h3_nexthop = g["members"][1]["nexthop"];
+
+  r.ok({{"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"group", "spine"}, {"replace", true}});
+  r.run(kMs);
+  EXPECT_GT(r.rx(2, 0, kQpA) + r.rx(3, 0, kQpA), 0u);
+
+  // h2 leaves, h1 joins, the policy becomes spray: h3 keeps its next hop (and its counters).
+  r.ok({{"op", "group.set"},
+        {"name", "spine"},
+        {"policy", "spray"},
+        {"members", json::array({{{"port", "h3"}, {"mac", "02:00:00:00:aa:03"}}, {{"port", "h1"}, {"mac", "02:00:00:00:aa:01"}}})}});
+  g = r.ok({{"op", "group.list"}, {"name", "spine"}})[0];
+  EXPECT_EQ(g["policy"]["name"], "spray");
+  EXPECT_EQ(g["members"][0]["nexthop"], h3_nexthop);
+  EXPECT_EQ(g["routes"], 1);
+  r.run(100 * kUs);
+  const uint64_t h2 = r.rx(2, 0, kQpA), h1 = r.rx(1, 0, kQpA);
+  r.run(kMs);
+  EXPECT_EQ(r.rx(2, 0, kQpA), h2) << "a member that left still receives";
+  EXPECT_GT(r.rx(1, 0, kQpA), h1) << "spray never chose the new member";
+
+  EXPECT_FALSE(r.call({{"op", "group.del"}, {"name", "spine"}})["ok"]) << "deleted while a route uses it";
+  r.ok({{"ops", json::array({{{"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"group", "to_h1"}, {"replace", true}},
+                             {{"op", "group.del"}, {"name", "spine"}}})}});
+  EXPECT_EQ(r.ok({{"op", "group.list"}}).size(), 4u);
+  // The freed slot is reused: the group table does not grow with churn.
+  const std::size_t slots = r.state.group_slots();
+  r.ok({{"op", "group.add"}, {"name", "again"}, {"members", json::array({{{"port", "h2"}, {"mac", "02:00:00:00:aa:02"}}})}});
+  EXPECT_EQ(r.state.group_slots(), slots);
+}
+
+TEST(ControlApi, PortAdminDownAndUp) {
+  Rig r(four_hosts());
+  r.ok({{"op", "port.set"}, {"port", "h2"}, {"admin", "down"}});
+  r.step();
+  json ports = r.ok({{"op", "port.list"}});
+  EXPECT_EQ(ports[2]["admin"], "down");
+  EXPECT_EQ(ports[2]["link"], "down");
+  EXPECT_EQ(ports[1]["link"], "up");
+  r.ok({{"op", "port.set"}, {"port", "h2"}, {"admin", "up"}});
+  r.step();
+  EXPECT_EQ(r.ok({{"op", "port.list"}})[2]["link"], "up");
+}
+
+struct Bad {
+  json op;
+  const char* field;
+  const char* reason;  // a substring of the reason
+};
+
+TEST(ControlApi, InvalidOperationsNameFieldAndReasonAndChangeNothing) {
+  Rig r(four_hosts());
+  const std::string hash = r.ok({{"op", "state.hash"}})["hash"];
+  const Fib* fib = &r.sw.fib();
+  const std::vector<Bad> bad = {
+      {{{"op", "route.add"}, {"prefix", "10.0.300.0/24"}, {"group", "to_h1"}}, "prefix", "not an IPv4 prefix"},
+      {{{"op", "route.add"}, {"prefix", "10.0.0.0/33"}, {"group", "to_h1"}}, "prefix", "out of range"},
+      {{{"op", "route.add"}, {"prefix", "10.5.0.0/16"}, {"group", "nope"}}, "group", "no group 'nope'"},
+      {{{"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"group", "to_h2"}}, "prefix", "exists"},
+      {{{"op", "route.add"}, {"group", "to_h2"}}, "prefix", "missing"},
+      {{{"op", "route.add"}, {"prefix", "10.5.0.0/16"}, {"group", "to_h2"}, {"colour", 1}}, "colour", "unknown key"},
+      {{{"op", "route.del"}, {"prefix", "10.77.0.0/16"}}, "prefix", "no route"},
+      {{{"op", "group.add"}, {"name", "to_h1"}, {"members", json::array({{{"port", "h1"}, {"mac", "02:00:00:00:aa:01"}}})}}, "name", "exists"},
+      {{{"op", "group.add"}, {"name", "g"}, {"members", json::array({{{"port", "h9"}, {"mac", "02:00:00:00:aa:01"}}})}}, "members[0].port", "port 'h9'"},
+      {{{"op", "group.add"}, {"name", "g"}, {"members", json::array({{{"port", "h1"}, {"mac", "02:00"}}})}}, "members[0].mac", "not a MAC"},
+      {{{"op", "group.add"}, {"name", "g"}, {"members", json::array()}}, "members", "at least one member"},
+      {{{"op", "group.add"}, {"name", "g"}, {"policy", "teleport"}, {"members", json::array({{{"port", "h1"}, {"mac", "02:00:00:00:aa:01"}}})}}, "policy", "teleport"},
+      {{{"op", "group.add"}, {"name", "g"}, {"policy", {{"name", "drill"}, {"d", 1000}}}, {"members", json::array({{{"port", "h1"}, {"mac", "02:00:00:00:aa:01"}}})}}, "policy.d", "out of range"},
+      {{{"op", "group.set"}, {"name", "nope"}, {"policy", "spray"}}, "name", "no group"},
+      {{{"op", "group.set"}, {"name", "to_h1"}, {"table_size", 48}}, "table_size", "power of two"},
+      {{{"op", "group.del"}, {"name", "to_h1"}}, "name", "used by 1 route"},
+      {{{"op", "port.set"}, {"port", "h1"}, {"admin", "sideways"}}, "admin", "'up' or 'down'"},
+      {{{"op", "port.set"}, {"port", "eth9"}, {"admin", "down"}}, "port", "no port"},
+      {{{"op", "teleport"}}, "op", "unknown operation"},
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    SCOPED_TRACE(bad[i].op.dump());
+    json req = bad[i].op;
+    req["id"] = i;
+    const json resp = r.call(req);
+    ASSERT_FALSE(resp["ok"].get<bool>());
+    EXPECT_EQ(resp["id"], i);
+    EXPECT_EQ(resp["error"]["field"], bad[i].field) << resp.dump();
+    EXPECT_NE(resp["error"]["reason"].get<std::string>().find(bad[i].reason), std::string::npos) << resp.dump();
+  }
+  EXPECT_EQ(r.ok({{"op", "state.hash"}})["hash"], hash);
+  EXPECT_EQ(&r.sw.fib(), fib) << "a refused operation published a snapshot";
+
+  // Malformed requests.
+  EXPECT_NE(r.api.handle_line("{\"id\": 1, \"op\": ").find("invalid JSON"), std::string::npos);
+  EXPECT_NE(r.api.handle_line("[1,2]").find("a request is a JSON object"), std::string::npos);
+  EXPECT_NE(r.api.handle_line(R"({"id":1,"op":"route.list","ops":[]})").find("exactly one of"), std::string::npos);
+  EXPECT_NE(r.api.handle_line(R"({"id":1,"ops":[{"op":"route.list"}]})").find("send it as a request of its own"), std::string::npos);
+  EXPECT_NE(r.api.handle_line(R"({"id":1,"ops":[7]})").find("ops[0].op"), std::string::npos);
+}
+
+TEST(ControlApi, TransactionWithOneBadOperationChangesNothing) {
+  // A batch of valid operations of every kind with one bad one at a random index: the error
+  // names that index, and the state (hash of the whole running config) and the published
+  // snapshot are as before. Then the same batch without the bad one applies whole.
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    Rig r(four_hosts());
+    const std::string hash = r.ok({{"op", "state.hash"}})["hash"];
+    const Fib* fib = &r.sw.fib();
+    json ops = json::array();
+    ops.push_back({{"op", "group.add"}, {"name", "spine"}, {"policy", "drill"},
+                   {"members", json::array({{{"port", "h2"}, {"mac", "02:00:00:00:aa:02"}}, {{"port", "h3"}, {"mac", "02:00:00:00:aa:03"}}})}});
+    for (int i = 0; i < 30; ++i)
+      ops.push_back({{"op", "route.add"}, {"prefix", fmt::format("10.{}.{}.0/24", 100 + i % 7, i)}, {"group", i % 2 ? "spine" : "to_h1"}});
+    ops.push_back({{"op", "route.add"}, {"prefix", "2001:db8:1::/48"}, {"group", "spine"}});
+    ops.push_back({{"op", "route.del"}, {"prefix", "10.0.3.0/24"}});
+    ops.push_back({{"op", "group.set"}, {"name", "to_h3"}, {"policy", "spray"}});
+    ops.push_back({{"op", "port.set"}, {"port", "h3"}, {"admin", "down"}});
+    const std::size_t at = std::uniform_int_distribution<std::size_t>(0, ops.size())(rng);
+    json with_bad = ops;
+    with_bad.insert(with_bad.begin() + static_cast<std::ptrdiff_t>(at), json{{"op", "route.add"}, {"prefix", "10.250.0.0/16"}, {"group", "nowhere"}});
+    const json resp = r.call({{"id", round}, {"ops", with_bad}});
+    ASSERT_FALSE(resp["ok"].get<bool>());
+    EXPECT_EQ(resp["error"]["index"], at);
+    EXPECT_EQ(resp["error"]["field"], fmt::format("ops[{}].group", at));
+    EXPECT_EQ(r.ok({{"op", "state.hash"}})["hash"], hash) << "round " << round << ", bad op at " << at;
+    EXPECT_EQ(&r.sw.fib(), fib);
+    r.step();
+    EXPECT_TRUE(r.sw.load().link_up(3));
+
+    r.ok({{"id", round}, {"ops", ops}});
+    EXPECT_NE(r.ok({{"op", "state.hash"}})["hash"], hash);
+    EXPECT_EQ(r.ok({{"op", "route.list"}})["total"], 4 - 1 + 30 + 1);
+  }
+}
+
+TEST(ControlApi, ConfigDumpRestartsIntoTheSameState) {
+  Rig r(four_hosts());
+  r.ok({{"ops", json::array({{{"op", "group.add"}, {"name", "spine"}, {"policy", {{"name", "flowlet_random"}, {"idle_time_us", 64}}},
+                              {"policy_by_tc", {{"3", "spray"}}},
+                              {"members", json::array({{{"port", "h2"}, {"mac", "02:00:00:00:aa:02"}}, {{"port", "h3"}, {"mac", "02:00:00:00:aa:03"}}})}},
+                             {{"op", "route.add"}, {"prefix", "10.8.0.0/16"}, {"group", "spine"}},
+                             {{"op", "route.add"}, {"prefix", "0.0.0.0/0"}, {"group", "to_h0"}},
+                             {{"op", "route.add"}, {"prefix", "2001:db8::/32"}, {"group", "spine"}},
+                             {{"op", "route.del"}, {"prefix", "10.0.2.0/24"}},
+                             {{"op", "group.del"}, {"name", "to_h2"}},
+                             {{"op", "port.set"}, {"port", "h1"}, {"admin", "down"}}})}});
+  const std::string hash = r.ok({{"op", "state.hash"}})["hash"];
+  const std::string yaml = r.ok({{"op", "config.dump"}})["yaml"];
+  SwitchConfig again = load_config_text(yaml, "dump.yaml");
+  Rig r2(again);
+  EXPECT_EQ(r2.ok({{"op", "state.hash"}})["hash"], hash) << yaml;
+  EXPECT_EQ(r2.ok({{"op", "route.list"}})["total"], r.ok({{"op", "route.list"}})["total"]);
+  EXPECT_FALSE(r2.sw.admin_up(1));
+}
+
+}  // namespace
+}  // namespace rs::test
