@@ -14,7 +14,11 @@
 #include <fstream>
 #include <thread>
 
+#include <grp.h>
+
 #include "control/config/config_loader.h"
+#include "control/runtime/control_api.h"
+#include "control/server/control_server.h"
 #include "app/eal_args.h"
 #include "app/report.h"
 #include "app/routing_stats.h"
@@ -48,6 +52,11 @@ options:
                          the --stats-json path with .series.jsonl)
   --series FILE          where the time series goes
   --help-policies        list the routing policies with their parameters and counters
+  --control-socket PATH  serve the control protocol (newline-delimited JSON; roceswitch-ctl)
+                         on this Unix socket, mode 0660 (default /run/roceswitch/roceswitch.sock;
+                         "none": no control socket). Peers allowed: root, this user, the
+                         socket's group
+  --control-group NAME   give the control socket this group (its members may connect)
   --workers N            worker lcores (default: the EAL core list minus the main lcore when
                          one is given with -l/-c/--lcores, else switch.workers, else 1)
   --log-level LEVEL      error|warn|info|debug (default info)
@@ -78,6 +87,8 @@ struct Options {
   std::string trace_file;
   double series_ms = 0;
   std::string series;
+  std::string control_socket;  // empty: the default path
+  std::string control_group;
 };
 
 void print_policies() {
@@ -156,6 +167,8 @@ Options parse_options(const std::vector<std::string>& a) {
       o.series_ms = number("--series-ms");
       if (o.series_ms < 1) usage_error("--series-ms: at least 1");
     } else if (s == "--series") o.series = value("--series");
+    else if (s == "--control-socket") o.control_socket = value("--control-socket");
+    else if (s == "--control-group") o.control_group = value("--control-group");
     else if (s == "--help-policies") {
       print_policies();
       std::exit(0);
@@ -274,6 +287,45 @@ int main(int argc, char** argv) {
       rte_eal_remote_launch(worker_main, &args[w], lcore);
       ++w;
     }
+    // The control plane: on this (main) lcore, between the housekeeping steps below.
+    rs::RunningState state(*sw);
+    rs::ControlApi api(state, [] { std::this_thread::yield(); }, [&](const std::string& object) {
+      nlohmann::json j = rs::stats_json(*sw);
+      if (object.empty()) return j;
+      for (auto& p : j["ports"])
+        if (p["name"] == object) return p;
+      for (auto& g : j["groups"])
+        if (g["name"] == object) return g;
+      throw rs::OpError{"object", fmt::format("no port or group '{}'", object)};
+    });
+    std::unique_ptr<rs::ControlServer> server;
+    if (opt.control_socket != "none") {
+      rs::ServerOptions so;
+      so.path = opt.control_socket.empty() ? rs::default_control_socket() : opt.control_socket;
+      if (!opt.control_group.empty()) {
+        const group* g = getgrnam(opt.control_group.c_str());
+        if (!g) {
+          fmt::print(stderr, "roceswitch: --control-group: no group '{}'\n", opt.control_group);
+          rc = 2;
+        } else {
+          so.group = g->gr_gid;
+        }
+      }
+      try {
+        if (rc == 0) server = std::make_unique<rs::ControlServer>(api, so);
+        if (server) rs::log(rs::LogLevel::Info, "control socket {}", server->path());
+      } catch (const std::exception& e) {
+        // An explicit path must work; the default one is a convenience (another switch may
+        // hold it, or this user may not write /run).
+        if (!opt.control_socket.empty()) {
+          fmt::print(stderr, "roceswitch: {}\n", e.what());
+          rc = 2;
+        } else {
+          rs::log(rs::LogLevel::Warn, "no control socket: {} (give --control-socket PATH)", e.what());
+        }
+      }
+    }
+    if (rc != 0) g_stop.store(true);
     rs::Reporter rep(*sw);
     if (const std::string plan = rep.buffer_plan(); !plan.empty() && !opt.quiet) fmt::print("{}", plan);
     const auto start = std::chrono::steady_clock::now();
@@ -292,7 +344,8 @@ int main(int argc, char** argv) {
     // whose link went down is out of every group within a millisecond and a worker loop),
     // reports, RCU reclamation, the time series, the clock for --duration.
     while (!g_stop.load(std::memory_order_relaxed)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (server) server->poll(1);  // requests are served here, between housekeeping steps
+      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       sw->poll_links(clock.now_ns());
       sw->reclaim();

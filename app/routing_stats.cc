@@ -39,6 +39,7 @@ nlohmann::json groups_json(const Switch& sw) {
   json groups = json::array();
   for (uint32_t g = 0; g < fib.num_groups(); ++g) {
     const NextHopGroup& ng = fib.group(g);
+    if (ng.choices.empty()) continue;  // a deleted group's slot
     json gj = {{"name", ng.name}, {"inline_member", ng.inline_member}, {"policy", choice_json(sw, g, 0)}};
     json by_tc = json::object();
     for (int tc = 0; tc < 8; ++tc)
