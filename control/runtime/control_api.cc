@@ -51,6 +51,7 @@ constexpr Op kOps[] = {
     {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters)"},
     {"group.del", true, "name: delete a group no route uses"},
     {"port.set", true, "port, admin (up|down): a port's administrative state"},
+    {"p4.cli", true, "lines [...]: BMv2 simple_switch_CLI commands for the P4 program's tables, as one transaction"},
     {"route.list", false, "[prefix, limit]: routes inside a prefix (all by default), at most limit (10000)"},
     {"group.list", false, "[name]: groups with their policy, members and route count"},
     {"port.list", false, "ports with admin and link state"},
@@ -82,7 +83,7 @@ json error(const json& id, std::optional<std::size_t> index, const std::string& 
 }  // namespace
 
 ControlApi::ControlApi(RunningState& state, std::function<void()> wait, CountersFn counters)
-    : state_(state), wait_(std::move(wait)), counters_(std::move(counters)) {}
+    : state_(state), wait_(std::move(wait)), counters_(std::move(counters)), p4_(state) {}
 
 void ControlApi::write(std::size_t index, const std::string& op, const json& args) {
   const ConfigReader rd("request");
@@ -137,6 +138,16 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
   if (op == "group.del") {
     rd.keys(n, "", {"op", "name"});
     return state_.group_del(index, rd.str(need("name"), "name"));
+  }
+  if (op == "p4.cli") {
+    if (!args.contains("lines") || !args["lines"].is_array()) throw OpError{"lines", "expected a list of command lines"};
+    std::vector<std::string> lines;
+    for (auto& l : args["lines"]) {
+      if (!l.is_string()) throw OpError{"lines", "expected a list of strings"};
+      lines.push_back(l.get<std::string>());
+    }
+    for (auto& o : p4_.run(lines)) output_.push_back(std::move(o));
+    return;
   }
   if (op == "port.set") {
     rd.keys(n, "", {"op", "port", "admin"});
@@ -205,6 +216,7 @@ json ControlApi::handle(const json& req) {
     }
   }
   state_.begin();
+  output_.clear();
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const json& op = ops[i];
     try {
@@ -225,7 +237,9 @@ json ControlApi::handle(const json& req) {
     }
   }
   if (auto f = state_.commit(wait_)) return error(id, f->first, where(f->first, f->second.field), f->second.reason);
-  return json{{"id", id}, {"ok", true}, {"result", json{{"applied", ops.size()}}}};
+  json result{{"applied", ops.size()}};
+  if (!output_.empty()) result["output"] = output_;
+  return json{{"id", id}, {"ok", true}, {"result", result}};
 }
 
 std::string ControlApi::handle_line(std::string_view line) {

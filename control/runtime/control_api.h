@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "control/p4/bmv2_cli.h"
 #include "control/runtime/running_state.h"
 
 namespace rs {
@@ -41,6 +42,8 @@ class ControlApi {
   RunningState& state_;
   std::function<void()> wait_;
   CountersFn counters_;
+  Bmv2Cli p4_;                        // its handles live as long as the switch
+  std::vector<std::string> output_;   // what the BMv2 commands of a request printed
 };
 
 }  // namespace rs

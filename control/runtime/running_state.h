@@ -52,6 +52,11 @@ class RunningState {
   // model, and returns the failing operation's index and reason.
   std::optional<std::pair<std::size_t, OpError>> commit(const std::function<void()>& wait);
   void abort();  // undoes every operation of the transaction
+  // State kept beside the model (the BMv2 CLI's handles) undoes itself with the transaction.
+  void on_abort(std::function<void()> undo) {
+    require_txn();
+    txn_.undo.push_back(std::move(undo));
+  }
 
   // Operations; each throws OpError and leaves the model as it was before it.
   void route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace);

@@ -1,0 +1,155 @@
+// BMv2 simple_switch_CLI commands against a switch with no routes: a command file written for
+// BMv2 and p4/roceswitch.p4 programs it, traffic follows, and a bad line changes nothing and
+// is named by its number.
+#include <gtest/gtest.h>
+
+#include "control/runtime/control_api.h"
+#include "dataplane/emu/emulated_host.h"
+#include "tests/support/host_net.h"
+
+namespace rs::test {
+namespace {
+
+using nlohmann::json;
+
+constexpr uint32_t kQp = 0x100;
+
+struct Rig {
+  explicit Rig(SwitchConfig cfg) : sw(cfg, kT0), state(sw), api(state, [this] { step(); }) {}
+  void step() {
+    sw.poll_all(now);
+    now += kUs;
+  }
+  void run(uint64_t ns) {
+    for (const uint64_t end = now + ns; now < end;) step();
+  }
+  json cli(const std::string& script) {
+    json lines = json::array();
+    std::istringstream in(script);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return api.handle({{"id", 1}, {"op", "p4.cli"}, {"lines", lines}});
+  }
+  uint64_t rx(std::size_t at) {
+    RxFlowStats s;
+    return dynamic_cast<EmulatedHost&>(sw.port(at)).rx_tracker().find(host_ip(0), kQp, s) ? s.packets : 0;
+  }
+  uint64_t now = kT0;
+  Switch sw;
+  RunningState state;
+  ControlApi api;
+};
+
+// Four hosts, no group, no route: nothing is forwarded until the CLI programs the tables.
+SwitchConfig empty_switch() {
+  SwitchConfig cfg;
+  for (int h = 0; h < 4; ++h) add_host_port(cfg, 10, QueueLimits{});
+  add_host_flow(cfg, 0, 1, 0.5, kQp, 1024);
+  cfg.groups.clear();
+  cfg.routes.clear();
+  return cfg;
+}
+
+TEST(Bmv2Cli, CommandFileProgramsAnEmptySwitch) {
+  Rig r(empty_switch());
+  r.run(kMs);
+  EXPECT_GT(r.sw.drops(DropReason::NoRoute), 0u);
+  // h0's flow to 10.0.1.2 over a group of h2 and h3, as a BMv2 user writes it.
+  const json resp = r.cli(R"(# members: one per next hop
+act_prof_create_member nexthop_selector set_nexthop 2 02:00:00:00:aa:02
+table_indirect_create_member ipv4_lpm set_nexthop 3 0x02000000aa03
+act_prof_create_group nexthop_selector
+act_prof_add_member_to_group nexthop_selector 0 0
+table_indirect_add_member_to_group ipv4_lpm 1 0
+
+table_indirect_add_with_group ipv4_lpm 10.0.1.0/24 => 0
+act_prof_create_member nexthop_selector set_nexthop 1 02:00:00:00:aa:01
+table_indirect_add ipv4_lpm 10.0.9.0/24 => 2
+table_indirect_add ipv6_lpm 2001:db8::/32 => 2
+)");
+  ASSERT_TRUE(resp["ok"].get<bool>()) << resp.dump();
+  const auto out = resp["result"]["output"];
+  EXPECT_EQ(out[0], "Member has been created with handle 0");
+  EXPECT_EQ(out[2], "Group has been created with handle 0");
+  EXPECT_EQ(out[5], "Entry has been added with handle 0");
+  const uint64_t dropped = r.sw.drops(DropReason::NoRoute);
+  r.run(2 * kMs);
+  EXPECT_EQ(r.sw.drops(DropReason::NoRoute), dropped);
+  EXPECT_GT(r.rx(2) + r.rx(3), 0u);
+  EXPECT_EQ(r.rx(1), 0u);
+
+  // The group is a group of the running state: its policy can change like any group's.
+  json g = r.api.handle({{"op", "group.list"}, {"name", "p4_group_0"}})["result"][0];
+  EXPECT_EQ(g["members"].size(), 2u);
+  EXPECT_EQ(g["members"][1]["mac"], "02:00:00:00:AA:03");
+
+  // Handles persist across requests: modify the route to the single member 2 (port h1).
+  ASSERT_TRUE(r.cli("table_indirect_modify ipv4_lpm 0 2")["ok"].get<bool>());
+  r.run(200 * kUs);
+  const uint64_t h1 = r.rx(1);
+  r.run(kMs);
+  EXPECT_GT(r.rx(1), h1);
+
+  json dump = r.cli("table_dump ipv4_lpm\ntable_num_entries ipv4_lpm\ntable_num_entries ipv6_lpm");
+  ASSERT_TRUE(dump["ok"].get<bool>()) << dump.dump();
+  std::string text;
+  for (auto& l : dump["result"]["output"]) text += l.get<std::string>() + "\n";
+  EXPECT_NE(text.find("10.0.1.0/24"), std::string::npos) << text;
+  EXPECT_NE(text.find("Action entry: Member 2"), std::string::npos) << text;
+  EXPECT_EQ(dump["result"]["output"][dump["result"]["output"].size() - 2], "2");
+  EXPECT_EQ(dump["result"]["output"].back(), "1");
+
+  // Removing a member from a group a route still uses is fine while one remains...
+  ASSERT_TRUE(r.cli("table_indirect_modify_with_group ipv4_lpm 0 0\nact_prof_remove_member_from_group nexthop_selector 0 0")["ok"].get<bool>());
+  // ...but not the last one (BMv2 would then drop as bad_next_hop).
+  const json last = r.cli("act_prof_remove_member_from_group nexthop_selector 1 0");
+  ASSERT_FALSE(last["ok"].get<bool>());
+  EXPECT_NE(last["error"]["reason"].get<std::string>().find("empty while 1 route"), std::string::npos) << last.dump();
+  ASSERT_TRUE(r.cli("table_clear ipv4_lpm\ntable_clear ipv6_lpm\nact_prof_delete_group nexthop_selector 0\nact_prof_delete_member nexthop_selector 2")["ok"].get<bool>());
+  EXPECT_EQ(r.api.handle({{"op", "route.list"}})["result"]["total"], 0);
+  EXPECT_EQ(r.api.handle({{"op", "group.list"}})["result"].size(), 0u);
+}
+
+TEST(Bmv2Cli, BadLineIsNamedAndTheWholeScriptChangesNothing) {
+  Rig r(empty_switch());
+  const std::string hash = r.api.handle({{"op", "state.hash"}})["result"]["hash"];
+  struct Case {
+    std::string line;
+    const char* reason;
+  };
+  const std::vector<Case> cases = {
+      {"act_prof_create_member nexthop_selector set_nexthop 9 02:00:00:00:aa:02", "the switch has 4 ports"},
+      {"act_prof_create_member nexthop_selector set_nexthop 600 02:00:00:00:aa:02", "does not fit in bit<9>"},
+      {"act_prof_create_member nexthop_selector set_nexthop 1", "takes 2 parameters"},
+      {"act_prof_create_member nexthop_selector teleport 1 2", "no action 'teleport'"},
+      {"act_prof_create_member nope set_nexthop 1 02:00:00:00:aa:02", "no action profile 'nope'"},
+      {"act_prof_create_member nexthop_selector drop", "not supported"},
+      {"table_indirect_add_with_group ipv4_lpm 10.0.9.0/24 => 7", "no group 7"},
+      {"table_indirect_add_with_group ipv6_lpm 10.0.9.0/24 => 0", "not a 128-bit address"},
+      {"table_indirect_add ipv4_lpm 10.0.9.0/24 0", "usage"},
+      {"table_add dscp_to_tc set_tc 26 => 3", "not programmable at run time yet"},
+      {"table_add ipv4_lpm set_nexthop 10.0.0.0/8 => 1 2", "is indirect"},
+      {"table_add acl deny 1 =>", "no table 'acl'"},
+      {"mirroring_add 5 1", "not supported by roceswitch yet"},
+      {"frobnicate", "unknown command"},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.line);
+    // Good lines first: they must be undone with the bad one.
+    const json resp = r.cli("act_prof_create_member nexthop_selector set_nexthop 2 02:00:00:00:aa:02\nact_prof_create_group "
+                            "nexthop_selector\nact_prof_add_member_to_group nexthop_selector 0 0\n"
+                            "table_indirect_add_with_group ipv4_lpm 10.0.1.0/24 => 0\n\n" +
+                            c.line);
+    ASSERT_FALSE(resp["ok"].get<bool>());
+    EXPECT_EQ(resp["error"]["field"], "line 6") << resp.dump();
+    EXPECT_NE(resp["error"]["reason"].get<std::string>().find(c.reason), std::string::npos) << resp.dump();
+    EXPECT_EQ(r.api.handle({{"op", "state.hash"}})["result"]["hash"], hash);
+  }
+  // The handles were undone too: the next script starts again at member 0 and group 0.
+  const json ok = r.cli("act_prof_create_member nexthop_selector set_nexthop 2 02:00:00:00:aa:02\nact_prof_create_group nexthop_selector");
+  ASSERT_TRUE(ok["ok"].get<bool>()) << ok.dump();
+  EXPECT_EQ(ok["result"]["output"][0], "Member has been created with handle 0");
+  EXPECT_EQ(ok["result"]["output"][1], "Group has been created with handle 0");
+}
+
+}  // namespace
+}  // namespace rs::test
