@@ -116,6 +116,13 @@ void ControlServer::accept_all() {
     bool allowed = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
                    (cr.uid == 0 || cr.uid == geteuid() || cr.gid == opts_.group ||
                     std::find(opts_.allow_uids.begin(), opts_.allow_uids.end(), cr.uid) != opts_.allow_uids.end());
+    if (!allowed) {
+      // A member of the socket's group by a supplementary group (usermod -aG) is a member too.
+      gid_t groups[256];
+      socklen_t glen = sizeof groups;
+      if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &glen) == 0)
+        allowed = std::find(groups, groups + glen / sizeof(gid_t), opts_.group) != groups + glen / sizeof(gid_t);
+    }
     std::string refusal;
     if (!allowed) {
       ++counters_.refused_peer;
@@ -127,6 +134,11 @@ void ControlServer::accept_all() {
     if (!refusal.empty()) {
       // Best effort, never blocking: the socket buffer takes one short line.
       [[maybe_unused]] auto n = send(fd, refusal.data(), refusal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      // Read what it sent before closing, so it sees the line and EOF rather than a reset.
+      shutdown(fd, SHUT_WR);
+      char sink[4096];
+      while (recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
+      }
       close(fd);
       continue;
     }
@@ -167,8 +179,9 @@ bool ControlServer::flush(Conn& c) {
 bool ControlServer::serve(Conn& c) {
   char buf[65536];
   bool eof = false;
-  // Read what is there, bounded so one flooding client yields to the others.
-  for (int reads = 0; reads < 16; ++reads) {
+  // Read what is there, bounded so one flooding client yields to the others; while it has
+  // whole requests waiting, read nothing more (the kernel's socket buffer holds it back).
+  for (int reads = 0; reads < 16 && c.in.find('\n') == std::string::npos; ++reads) {
     const ssize_t n = recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n == 0) {
       eof = true;
@@ -201,6 +214,11 @@ bool ControlServer::serve(Conn& c) {
     }
     std::string_view line(c.in.data() + start, nl - start);
     start = nl + 1;
+    if (line.size() > opts_.max_request_bytes) {  // arrived whole, in one read
+      ++counters_.oversized;
+      c.out += error_line(fmt::format("request over {} bytes: refused, nothing applied", opts_.max_request_bytes));
+      continue;
+    }
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     ++counters_.requests;
     std::string resp = api_.handle_line(line);
@@ -210,9 +228,10 @@ bool ControlServer::serve(Conn& c) {
     ++served;
   }
   c.in.erase(0, start);
-  // A client that closed its side mid-request: what it sent whole was served; the rest goes.
-  if (eof) c.closing = true;
-  return flush(c) && !(eof && c.out.empty());
+  // A client that closed its side: every whole request it sent is served (over later polls if
+  // there are many), then the connection closes; a partial last line goes.
+  if (eof && c.in.find('\n') == std::string::npos) c.closing = true;
+  return flush(c) && !(c.closing && c.out.empty());
 }
 
 void ControlServer::poll(int timeout_ms) {

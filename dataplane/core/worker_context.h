@@ -20,6 +20,7 @@ class Fib;
 class EgressPort;
 class SharedBuffer;
 class LoadView;
+class TcQueueMap;
 struct NexthopCounters;
 
 struct WorkerContext {
@@ -30,6 +31,7 @@ struct WorkerContext {
   bool tracing = false;  // some packet of the burst being run is traced
   uint64_t now_ns = 0;
   const Fib* fib = nullptr;
+  const TcQueueMap* classify = nullptr;         // the published QoS maps (null: the stage's own)
   WorkerCounters* counters = nullptr;
   const LoadView* load = nullptr;               // egress load and link state, for routing
   NexthopCounters* nexthop_counters = nullptr;  // per next hop (group member): packets, bytes

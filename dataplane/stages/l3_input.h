@@ -28,16 +28,17 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
 
   struct Pass {
     uint32_t seed;
+    const TcQueueMap* map;  // the QoS maps the control plane published, read once per burst
     parse::Tally p;
     uint32_t by_pcp = 0, cnp_steered = 0, not_ipv4 = 0;  // rare cases only (parse.h's Tally says why)
   };
-  Pass begin(const WorkerContext&) const { return Pass{seed_, {}}; }
+  Pass begin(const WorkerContext& ctx) const { return Pass{seed_, ctx.classify ? ctx.classify : &map_, {}}; }
   template <bool kTrace>
   [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
     const parse::Parsed r = parse::parse_frame<kForm ? parse::kCommonShapeFirst : parse::kGeneral>(m, pm, t.seed, t.p);
     uint8_t e;
     if (r <= parse::Parsed::Ipv6) [[likely]] {
-      const unsigned report = map_.apply(pm);
+      const unsigned report = t.map->apply(pm);
       if (report) [[unlikely]] {
         t.by_pcp += report & TcQueueMap::kByPcp;
         t.cnp_steered += (report & TcQueueMap::kCnpSteered) != 0;
@@ -71,7 +72,7 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
  private:
   static void trace(const PacketMeta& pm, uint8_t e, WorkerContext& ctx);
   uint32_t seed_;
-  TcQueueMap map_;
+  TcQueueMap map_;  // the maps the stage was built with, for a context that publishes none
 };
 
 using L3Input = L3InputT<1>;

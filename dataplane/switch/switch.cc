@@ -92,6 +92,8 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     qsbr_ = static_cast<rte_rcu_qsbr*>(rte_zmalloc("rs_qsbr", sz, RTE_CACHE_LINE_SIZE));
     if (!qsbr_ || rte_rcu_qsbr_init(qsbr_, cfg.workers) != 0) throw std::runtime_error("rcu init failed");
     fib_.set_qsbr(qsbr_);
+    classify_.set_qsbr(qsbr_);
+    publish_qos(cfg.qos);
     RouteLimits limits = cfg.route_limits;  // at least what the configuration starts with
     limits.v4 = std::max<uint32_t>(limits.v4, static_cast<uint32_t>(std::count_if(cfg.routes.begin(), cfg.routes.end(), [](auto& r) { return !r.ipv6; })));
     limits.v6 = std::max<uint32_t>(limits.v6, static_cast<uint32_t>(std::count_if(cfg.routes.begin(), cfg.routes.end(), [](auto& r) { return r.ipv6; })));
@@ -108,6 +110,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     for (uint16_t w = 0; w < cfg.workers; ++w) {
       auto wk = std::make_unique<Worker>(w, spec, env, cfg.seed);
       wk->fib = &fib_;
+      wk->classify = &classify_;
       wk->qsbr = qsbr_;
       wk->wd_poll_ns = cfg.mmu.pfcwd.enabled ? cfg.mmu.pfcwd.poll_ns : 0;
       if (sb_->any_lossless()) wk->ctx.sb = sb_.get();
@@ -143,6 +146,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     ports_.clear();
     sb_.reset();
     fib_.clear();
+    classify_.clear();
     writer_.reset();
     rte_free(qsbr_);
     rte_mempool_free(pool_);
@@ -164,6 +168,7 @@ Switch::~Switch() {
   egress_.clear();
   ports_.clear();
   fib_.clear();
+  classify_.clear();
   writer_.reset();
   rte_free(qsbr_);
   rte_mempool_free(pool_);
@@ -250,6 +255,11 @@ void Switch::poll_links(uint64_t now_ns) {
     if (!up) link_down_events_[p].inc();
     load_.set_link(port, up);
   }
+}
+
+void Switch::publish_qos(const QosMaps& maps) {
+  qos_ = maps;
+  classify_.publish(std::make_unique<TcQueueMap>(maps));
 }
 
 uint64_t Switch::nexthop_packets(uint32_t nh) const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dataplane/core/rcu_snapshot.h"
+#include "dataplane/stages/classify.h"
 #include "dataplane/switch/fib_writer.h"
 #include "dataplane/switch/switch_config.h"
 #include "dataplane/switch/worker.h"
@@ -55,10 +56,15 @@ class Switch {
   // new snapshot with one pointer store (no route table copied); the old snapshot is freed by
   // reclaim() once every worker has passed a quiescent state.
   FibWriter& fib_writer() { return *writer_; }
+  // New QoS maps (P4 dscp_to_tc, pcp_to_tc, tc_to_queue; trust, CNP queue) for every worker's
+  // next loop, published as the FIB is. The lossless mapping (PGs, PFC) stays as configured.
+  void publish_qos(const QosMaps& maps);
+  const QosMaps& qos() const { return qos_; }
   // Housekeeping on the control thread: frees the snapshots no worker sees any more and brings
   // the spare route bank up to date.
   void reclaim() {
     fib_.reclaim();
+    classify_.reclaim();
     writer_->catch_up();
   }
   // Administrative link state (the control plane's `port down`); the link monitor applies it on
@@ -119,6 +125,8 @@ class Switch {
   rte_rcu_qsbr* qsbr_ = nullptr;
   RcuSnapshot<Fib> fib_;
   std::unique_ptr<FibWriter> writer_;
+  RcuSnapshot<TcQueueMap> classify_;
+  QosMaps qos_;  // what classify_ was compiled from
 };
 
 }  // namespace rs

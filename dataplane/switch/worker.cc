@@ -42,6 +42,7 @@ void Worker::poll(uint64_t now_ns) {
   ctx.now_ns = now_ns;
   // One snapshot per loop: every stage of every burst in this loop sees the same tables.
   ctx.fib = fib->load();
+  if (classify) ctx.classify = classify->load();
   counters.loops.inc();
   Burst b;
   const uint64_t up = ctx.load ? ctx.load->up_mask() : ~uint64_t{0};

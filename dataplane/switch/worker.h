@@ -36,6 +36,7 @@ class Worker {
   rte_ring* outbox[kMaxWorkers] = {};         // rings to every other worker
   EgressPort* egress_by_port[kMaxPorts] = {};
   const RcuSnapshot<Fib>* fib = nullptr;
+  const RcuSnapshot<TcQueueMap>* classify = nullptr;
   uint64_t wd_poll_ns = 0;  // PFC watchdog interval; 0 = off
   rte_rcu_qsbr* qsbr = nullptr;
   WorkerCounters counters;
