@@ -230,6 +230,11 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     sync_group(g);
     return {fmt::format("Member {} {} group {}", m, c.find("add_member") != std::string::npos ? "added to" : "removed from", g)};
   }
+  // --- the classification tables
+  if (t.size() > 1 && (t[1] == "dscp_to_tc" || t[1] == "pcp_to_tc" || t[1] == "tc_to_queue") &&
+      (c == "table_add" || c == "table_modify" || c == "table_delete" || c == "table_set_default" || c == "table_dump" ||
+       c == "table_clear" || c == "table_num_entries"))
+    return qos_command(t);
   // --- route entries
   if (c == "table_indirect_add" || c == "table_indirect_add_with_group") {
     const auto arrow = std::find(t.begin(), t.end(), "=>");
@@ -334,6 +339,91 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
   if (c == "mirroring_add" || c == "mirroring_delete" || c == "counter_read" || c == "set_queue_rate" || c == "set_queue_depth")
     throw OpError{"", fmt::format("'{}' is not supported by roceswitch yet", c)};
   throw OpError{"", fmt::format("unknown command '{}'", c)};
+}
+
+std::vector<std::string> Bmv2Cli::qos_command(const std::vector<std::string>& t) {
+  const std::string &c = t[0], &table = t[1];
+  const p4::TableDef& td = *p4::registry().table(table);
+  QosMaps q = st_.qos();
+  auto& entries = s_.qos_entries[table];
+  std::array<uint8_t, 64>* dscp = table == "dscp_to_tc" ? &q.dscp_to_tc : nullptr;
+  uint8_t* map = dscp ? dscp->data() : table == "pcp_to_tc" ? q.pcp_to_tc.data() : q.tc_to_queue.data();
+  const std::size_t keys = dscp ? 64 : 8;
+  // What a key without an entry gets: table_set_default's value, else the program's default
+  // (dscp_to_tc's set_tc(1); NoAction leaves the queue at the class, a PCP at its own number).
+  auto fallback = [&](uint8_t key) -> uint8_t {
+    if (auto d = s_.qos_default.find(table); d != s_.qos_default.end()) return d->second;
+    if (table == "dscp_to_tc") return static_cast<uint8_t>(number(td.default_args.at(0), 3, "default"));
+    return key;
+  };
+  auto value = [&](const std::string& action, const std::vector<std::string>& args) -> uint8_t {
+    if (std::find(td.actions.begin(), td.actions.end(), action) == td.actions.end())
+      throw OpError{"", fmt::format("table '{}' has no action '{}'", table, action)};
+    if (action == "NoAction") throw OpError{"", fmt::format("NoAction entries in '{}' are not supported: delete the entry instead", table)};
+    const p4::ActionDef& a = *p4::registry().action(action);
+    if (args.size() != a.params.size()) throw OpError{"", fmt::format("{} takes {} parameters, got {}", action, a.params.size(), args.size())};
+    return static_cast<uint8_t>(number(args[0], a.params[0].bits, a.params[0].name));
+  };
+  auto commit = [&] {
+    // An entry in pcp_to_tc is what makes tagged frames trust their PCP (the program's rule).
+    if (table == "pcp_to_tc") q.trust = entries.empty() ? QosTrust::Dscp : QosTrust::Pcp;
+    st_.qos_set(0, q);
+  };
+  if (c == "table_add") {
+    const auto arrow = std::find(t.begin(), t.end(), "=>");
+    if (t.size() < 5 || arrow != t.begin() + 4) throw OpError{"", fmt::format("usage: table_add {} <action> <key> => <params>", table)};
+    const uint8_t key = static_cast<uint8_t>(number(t[3], td.keys[0].bits, td.keys[0].field));
+    for (auto& [h, k] : entries)
+      if (k == key) throw OpError{"", fmt::format("{} already has an entry for {} (handle {})", table, key, h)};
+    map[key] = value(t[2], {arrow + 1, t.end()});
+    const uint32_t h = s_.qos_next[table]++;
+    entries[h] = key;
+    commit();
+    return {fmt::format("Entry has been added with handle {}", h)};
+  }
+  if (c == "table_modify" || c == "table_delete") {
+    if (t.size() < (c == "table_modify" ? 4u : 3u))
+      throw OpError{"", c == "table_modify" ? "usage: table_modify <table> <action> <handle> <params>" : "usage: table_delete <table> <handle>"};
+    const uint32_t h = handle(t[c == "table_modify" ? 3 : 2], "entry handle");
+    auto it = entries.find(h);
+    if (it == entries.end()) throw OpError{"", fmt::format("{} has no entry {}", table, h)};
+    if (c == "table_modify") {
+      map[it->second] = value(t[2], {t.begin() + 4, t.end()});
+    } else {
+      map[it->second] = fallback(it->second);
+      entries.erase(it);
+    }
+    commit();
+    return {fmt::format("Entry {} has been {}", h, c == "table_modify" ? "modified" : "deleted")};
+  }
+  if (c == "table_set_default") {
+    if (t.size() < 3) throw OpError{"", "usage: table_set_default <table> <action> <params>"};
+    if (t[2] == "NoAction" && table != "dscp_to_tc") {
+      s_.qos_default.erase(table);
+    } else {
+      s_.qos_default[table] = value(t[2], {t.begin() + 3, t.end()});
+    }
+    for (std::size_t k = 0; k < keys; ++k) {
+      bool has = false;
+      for (auto& [h, key] : entries) has |= key == k;
+      if (!has) map[k] = fallback(static_cast<uint8_t>(k));
+    }
+    commit();
+    return {fmt::format("Setting default action of {}", table)};
+  }
+  if (c == "table_clear") {
+    for (auto& [h, key] : entries) map[key] = fallback(key);
+    entries.clear();
+    commit();
+    return {fmt::format("Cleared {} entries", table)};
+  }
+  if (c == "table_num_entries") return {std::to_string(entries.size())};
+  std::vector<std::string> out{"==========", "TABLE ENTRIES"};
+  for (auto& [h, key] : entries)
+    out.push_back(fmt::format("**********\nDumping entry {:#x}\nMatch key:\n* {:<18}: EXACT     {:02x}\nAction entry: {} - {:02x}", h,
+                              td.keys[0].field, key, td.actions[0], map[key]));
+  out.push_back("==========");
+  return out;
 }
 
 std::vector<std::string> Bmv2Cli::run(const std::vector<std::string>& lines) {

@@ -40,6 +40,10 @@ class Bmv2Cli {
     std::map<uint32_t, RouteKey> entries;              // entry handle -> route
     std::map<RouteKey, uint32_t> entry_of;
     uint32_t next_member = 0, next_group = 0, next_entry = 0;
+    // The classification tables' entries (table -> handle -> key) and set defaults.
+    std::map<std::string, std::map<uint32_t, uint8_t>> qos_entries;
+    std::map<std::string, uint32_t> qos_next;
+    std::map<std::string, uint8_t> qos_default;
   };
 
   std::vector<std::string> command(const std::vector<std::string>& t);
@@ -51,6 +55,9 @@ class Bmv2Cli {
   std::string member_group(uint32_t mbr);  // materialises p4_member_<h>
   uint32_t entry_handle(const RouteKey& k);
   std::vector<std::string> dump(const std::string& table);
+  // table_add / table_modify / table_delete / table_set_default / table_dump / table_clear on
+  // dscp_to_tc, pcp_to_tc and tc_to_queue: the running state's QoS maps.
+  std::vector<std::string> qos_command(const std::vector<std::string>& t);
 
   RunningState& st_;
   State s_;

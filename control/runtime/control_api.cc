@@ -51,6 +51,7 @@ constexpr Op kOps[] = {
     {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters)"},
     {"group.del", true, "name: delete a group no route uses"},
     {"port.set", true, "port, admin (up|down): a port's administrative state"},
+    {"qos.set", true, "any of trust (dscp|pcp), dscp_to_tc, pcp_to_tc, tc_to_queue ({key: value} over the current maps), cnp_queue (-1 = none): the classification maps, as in the config's qos"},
     {"p4.cli", true, "lines [...]: BMv2 simple_switch_CLI commands for the P4 program's tables, as one transaction"},
     {"route.list", false, "[prefix, limit]: routes inside a prefix (all by default), at most limit (10000)"},
     {"group.list", false, "[name]: groups with their policy, members and route count"},
@@ -59,6 +60,7 @@ constexpr Op kOps[] = {
     {"config.dump", false, "the running state as a YAML configuration the switch accepts at start-up"},
     {"state.hash", false, "a hash of the running state (of config.dump)"},
     {"limits", false, "what the control plane accepts at most, and what is used"},
+    {"qos.get", false, "the classification maps in full"},
     {"help", false, "this list"},
 };
 
@@ -149,6 +151,20 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     for (auto& o : p4_.run(lines)) output_.push_back(std::move(o));
     return;
   }
+  if (op == "qos.set") {
+    rd.keys(n, "", {"op", "trust", "dscp_to_tc", "pcp_to_tc", "tc_to_queue", "cnp_queue"});
+    QosMaps q = state_.qos();
+    if (auto t = n["trust"]) {
+      const std::string s = rd.str(t, "trust");
+      if (s != "dscp" && s != "pcp") throw OpError{"trust", "expected 'dscp' or 'pcp'"};
+      q.trust = s == "pcp" ? QosTrust::Pcp : QosTrust::Dscp;
+    }
+    if (auto m = n["dscp_to_tc"]) rd.index_map(m, "dscp_to_tc", 63, 7, q.dscp_to_tc);
+    if (auto m = n["pcp_to_tc"]) rd.index_map(m, "pcp_to_tc", 7, 7, q.pcp_to_tc);
+    if (auto m = n["tc_to_queue"]) rd.index_map(m, "tc_to_queue", 7, 7, q.tc_to_queue);
+    if (auto c = n["cnp_queue"]) q.cnp_queue = static_cast<int8_t>(rd.integer(c, "cnp_queue", -1, 7));
+    return state_.qos_set(index, q);
+  }
   if (op == "port.set") {
     rd.keys(n, "", {"op", "port", "admin"});
     const std::string p = rd.str(need("port"), "port");
@@ -168,6 +184,11 @@ json ControlApi::read(const std::string& op, const json& args) {
     return out;
   }
   if (op == "config.dump") return json{{"yaml", dump_config(state_.config())}};
+  if (op == "qos.get") {
+    const QosMaps& q = state_.qos();
+    return json{{"trust", q.trust == QosTrust::Pcp ? "pcp" : "dscp"}, {"dscp_to_tc", q.dscp_to_tc}, {"pcp_to_tc", q.pcp_to_tc},
+                {"tc_to_queue", q.tc_to_queue}, {"cnp_queue", q.cnp_queue}};
+  }
   if (op == "state.hash") return json{{"hash", fmt::format("{:016x}", state_hash())}};
   if (op == "counters") {
     const std::string object = args.contains("object") ? args["object"].get<std::string>() : "";

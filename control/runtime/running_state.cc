@@ -249,6 +249,14 @@ void RunningState::port_admin(std::size_t, uint16_t port, bool up) {
   txn_.admin.emplace_back(port, up);
 }
 
+void RunningState::qos_set(std::size_t, const QosMaps& maps) {
+  require_txn();
+  if (maps.cnp_queue > 7) throw OpError{"cnp_queue", "out of range [-1, 7]"};
+  txn_.undo.push_back([this, before = base_.qos] { base_.qos = before; });
+  base_.qos = maps;
+  txn_.qos_dirty = true;
+}
+
 std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::function<void()>& wait) {
   require_txn();
   std::shared_ptr<FibGroups> groups;
@@ -272,6 +280,7 @@ std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::f
     }
   }
   for (auto& [port, up] : txn_.admin) sw_.set_admin(port, up);
+  if (txn_.qos_dirty) sw_.publish_qos(base_.qos);
   txn_ = Txn{};
   return std::nullopt;
 }

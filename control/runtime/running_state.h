@@ -65,6 +65,10 @@ class RunningState {
   void group_set(std::size_t op, GroupSpec g);  // replaces the group of that name, id kept
   void group_del(std::size_t op, const std::string& name);
   void port_admin(std::size_t op, uint16_t port, bool up);
+  // The classification maps (trust, dscp_to_tc, pcp_to_tc, tc_to_queue, cnp_queue); the
+  // lossless mapping (tc_to_pg, PFC) stays as configured.
+  void qos_set(std::size_t op, const QosMaps& maps);
+  const QosMaps& qos() const { return base_.qos; }
 
   // Reads.
   const std::map<RouteKey, uint32_t>& routes() const { return routes_; }
@@ -107,6 +111,7 @@ class RunningState {
     bool groups_dirty = false;
     std::vector<std::size_t> group_ops;  // op index of each group change (errors at commit)
     std::vector<std::pair<uint16_t, bool>> admin;
+    bool qos_dirty = false;
   } txn_;
 };
 

@@ -126,7 +126,10 @@ TEST(Bmv2Cli, BadLineIsNamedAndTheWholeScriptChangesNothing) {
       {"table_indirect_add_with_group ipv4_lpm 10.0.9.0/24 => 7", "no group 7"},
       {"table_indirect_add_with_group ipv6_lpm 10.0.9.0/24 => 0", "not a 128-bit address"},
       {"table_indirect_add ipv4_lpm 10.0.9.0/24 0", "usage"},
-      {"table_add dscp_to_tc set_tc 26 => 3", "not programmable at run time yet"},
+      {"table_add port_mac rewrite_smac 1 => 02:00:00:00:00:01", "not programmable at run time yet"},
+      {"table_add dscp_to_tc set_tc 64 => 3", "does not fit in bit<6>"},
+      {"table_add dscp_to_tc set_queue 26 => 3", "has no action 'set_queue'"},
+      {"table_delete tc_to_queue 9", "has no entry 9"},
       {"table_add ipv4_lpm set_nexthop 10.0.0.0/8 => 1 2", "is indirect"},
       {"table_add acl deny 1 =>", "no table 'acl'"},
       {"mirroring_add 5 1", "not supported by roceswitch yet"},
@@ -149,6 +152,32 @@ TEST(Bmv2Cli, BadLineIsNamedAndTheWholeScriptChangesNothing) {
   ASSERT_TRUE(ok["ok"].get<bool>()) << ok.dump();
   EXPECT_EQ(ok["result"]["output"][0], "Member has been created with handle 0");
   EXPECT_EQ(ok["result"]["output"][1], "Group has been created with handle 0");
+}
+
+TEST(Bmv2Cli, ClassificationTablesProgramTheQosMaps) {
+  Rig r(empty_switch());
+  auto qos = [&] { return r.api.handle({{"op", "qos.get"}})["result"]; };
+  const json resp = r.cli("table_set_default dscp_to_tc set_tc 0\ntable_add dscp_to_tc set_tc 26 => 3\n"
+                          "table_add tc_to_queue set_queue 3 => 4\ntable_add pcp_to_tc set_tc 5 => 2");
+  ASSERT_TRUE(resp["ok"].get<bool>()) << resp.dump();
+  json q = qos();
+  EXPECT_EQ(q["dscp_to_tc"][26], 3);
+  EXPECT_EQ(q["dscp_to_tc"][46], 0) << "set_default reaches every key without an entry";
+  EXPECT_EQ(q["tc_to_queue"][3], 4);
+  EXPECT_EQ(q["pcp_to_tc"][5], 2);
+  EXPECT_EQ(q["trust"], "pcp") << "an entry in pcp_to_tc makes tagged frames trust PCP";
+  ASSERT_TRUE(r.cli("table_modify dscp_to_tc set_tc 0 4\ntable_delete tc_to_queue 0\ntable_clear pcp_to_tc")["ok"].get<bool>());
+  q = qos();
+  EXPECT_EQ(q["dscp_to_tc"][26], 4);
+  EXPECT_EQ(q["tc_to_queue"][3], 3) << "a deleted entry leaves the program's default (NoAction: queue = class)";
+  EXPECT_EQ(q["trust"], "dscp");
+  const json dump = r.cli("table_dump dscp_to_tc\ntable_num_entries dscp_to_tc");
+  ASSERT_TRUE(dump["ok"].get<bool>());
+  EXPECT_EQ(dump["result"]["output"].back(), "1");
+  // A duplicate key is refused, as BMv2 does.
+  const json dup = r.cli("table_add dscp_to_tc set_tc 26 => 1");
+  EXPECT_FALSE(dup["ok"].get<bool>());
+  EXPECT_NE(dup["error"]["reason"].get<std::string>().find("already has an entry"), std::string::npos);
 }
 
 }  // namespace

@@ -148,6 +148,46 @@ TEST(ControlApi, PortAdminDownAndUp) {
   EXPECT_EQ(r.ok({{"op", "port.list"}})[2]["link"], "up");
 }
 
+TEST(ControlApi, QosMapsChangeOnTheRunningSwitch) {
+  // h0's RoCE flow (DSCP 26) goes to h1; SONiC's map puts DSCP 26 in class 1, queue 1.
+  SwitchConfig cfg = four_hosts();
+  add_host_flow(cfg, 0, 1, 0.5, kQpA, 1024);
+  Rig r(cfg);
+  r.run(kMs);
+  const auto q = [&](int queue) { return r.sw.egress(1).queue(queue).enq_packets.get(); };
+  ASSERT_GT(q(1), 0u);
+  ASSERT_EQ(q(5), 0u);
+  r.ok({{"op", "qos.set"}, {"dscp_to_tc", {{"26", 5}}}, {"cnp_queue", 6}});
+  json got = r.ok({{"op", "qos.get"}});
+  EXPECT_EQ(got["dscp_to_tc"][26], 5);
+  EXPECT_EQ(got["dscp_to_tc"][3], 3) << "a key not given keeps its value";
+  EXPECT_EQ(got["cnp_queue"], 6);
+  r.run(10 * kUs);
+  const uint64_t q1 = q(1);
+  r.run(kMs);
+  EXPECT_EQ(q(1), q1) << "still classified by the old map";
+  EXPECT_GT(q(5), 0u);
+  // tc_to_queue then moves class 5 to queue 2.
+  r.ok({{"op", "qos.set"}, {"tc_to_queue", {{"5", 2}}}});
+  r.run(10 * kUs);
+  const uint64_t q2 = q(2);
+  r.run(kMs);
+  EXPECT_GT(q(2), q2);
+  // The maps are part of the state: config dump carries them to a restart.
+  SwitchConfig again = load_config_text(r.ok({{"op", "config.dump"}})["yaml"], "dump.yaml");
+  EXPECT_EQ(again.qos.dscp_to_tc[26], 5);
+  EXPECT_EQ(again.qos.tc_to_queue[5], 2);
+  EXPECT_EQ(again.qos.cnp_queue, 6);
+  // Refused: out of range, unknown keys; nothing changes.
+  for (json bad : {json{{"op", "qos.set"}, {"dscp_to_tc", {{"64", 1}}}}, json{{"op", "qos.set"}, {"tc_to_queue", {{"1", 8}}}},
+                   json{{"op", "qos.set"}, {"trust", "vibes"}}, json{{"op", "qos.set"}, {"pfc_enable", "3,4"}}}) {
+    const json resp = r.call(bad);
+    EXPECT_FALSE(resp["ok"].get<bool>()) << bad.dump();
+  }
+  EXPECT_EQ(r.ok({{"op", "qos.get"}}), r.ok({{"op", "qos.get"}}));
+  EXPECT_EQ(r.ok({{"op", "qos.get"}})["tc_to_queue"][1], 1);
+}
+
 struct Bad {
   json op;
   const char* field;
