@@ -20,6 +20,7 @@
 #include "control/runtime/control_api.h"
 #include "control/server/control_server.h"
 #include "app/eal_args.h"
+#include "app/observability.h"
 #include "app/report.h"
 #include "app/routing_stats.h"
 #include "app/stats_json.h"
@@ -57,6 +58,10 @@ options:
                          "none": no control socket). Peers allowed: root, this user, the
                          socket's group
   --control-group NAME   give the control socket this group (its members may connect)
+  --metrics-listen ADDR:PORT
+                         serve Prometheus metrics on http://ADDR:PORT/metrics (IPv4); the
+                         switch's DPDK telemetry commands (/roceswitch/...) are always on
+                         (dpdk-telemetry.py); docs/observability.md
   --workers N            worker lcores (default: the EAL core list minus the main lcore when
                          one is given with -l/-c/--lcores, else switch.workers, else 1)
   --log-level LEVEL      error|warn|info|debug (default info)
@@ -89,6 +94,7 @@ struct Options {
   std::string series;
   std::string control_socket;  // empty: the default path
   std::string control_group;
+  std::string metrics_listen;
 };
 
 void print_policies() {
@@ -169,6 +175,7 @@ Options parse_options(const std::vector<std::string>& a) {
     } else if (s == "--series") o.series = value("--series");
     else if (s == "--control-socket") o.control_socket = value("--control-socket");
     else if (s == "--control-group") o.control_group = value("--control-group");
+    else if (s == "--metrics-listen") o.metrics_listen = value("--metrics-listen");
     else if (s == "--help-policies") {
       print_policies();
       std::exit(0);
@@ -289,13 +296,18 @@ int main(int argc, char** argv) {
     }
     // The control plane: on this (main) lcore, between the housekeeping steps below.
     rs::RunningState state(*sw);
+    const auto started = std::chrono::steady_clock::now();
     rs::ControlApi api(state, [] { std::this_thread::yield(); }, [&](const std::string& object) {
       nlohmann::json j = rs::stats_json(*sw);
+      // When the counters were read, for rates a client computes between two reads.
+      j["t_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (object.empty()) return j;
-      for (auto& p : j["ports"])
-        if (p["name"] == object) return p;
-      for (auto& g : j["groups"])
-        if (g["name"] == object) return g;
+      for (auto* list : {&j["ports"], &j["groups"]})
+        for (auto& o : *list)
+          if (o["name"] == object) {
+            o["t_s"] = j["t_s"];
+            return o;
+          }
       throw rs::OpError{"object", fmt::format("no port or group '{}'", object)};
     });
     std::unique_ptr<rs::ControlServer> server;
@@ -325,6 +337,17 @@ int main(int argc, char** argv) {
         }
       }
     }
+    // Prometheus and DPDK telemetry: their threads hand requests to this loop (serve_pending).
+    std::unique_ptr<rs::Observability> obs;
+    if (rc == 0) {
+      try {
+        obs = std::make_unique<rs::Observability>(*sw, rs::ObservabilityOptions{.metrics_listen = opt.metrics_listen, .telemetry = true});
+        if (!opt.metrics_listen.empty()) rs::log(rs::LogLevel::Info, "metrics on http://{}/metrics", opt.metrics_listen);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "roceswitch: {}\n", e.what());
+        rc = 2;
+      }
+    }
     if (rc != 0) g_stop.store(true);
     rs::Reporter rep(*sw);
     if (const std::string plan = rep.buffer_plan(); !plan.empty() && !opt.quiet) fmt::print("{}", plan);
@@ -346,6 +369,7 @@ int main(int argc, char** argv) {
     while (!g_stop.load(std::memory_order_relaxed)) {
       if (server) server->poll(1);  // requests are served here, between housekeeping steps
       else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (obs) obs->serve_pending();
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       sw->poll_links(clock.now_ns());
       sw->reclaim();
@@ -363,6 +387,7 @@ int main(int argc, char** argv) {
       }
       if (duration > 0 && elapsed >= duration) break;
     }
+    obs.reset();  // waiting scrapes get 503, telemetry "switch stopped"
     g_stop.store(true);
     rte_eal_mp_wait_lcore();
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

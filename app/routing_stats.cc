@@ -1,5 +1,7 @@
 #include "app/routing_stats.h"
 
+#include "control/runtime/control_reads.h"
+
 #include <set>
 #include <string>
 
@@ -8,27 +10,13 @@
 namespace rs {
 namespace {
 
-nlohmann::json param_value(const ParamSpec& p, double v) {
-  switch (p.type) {
-    case ParamType::Bool:
-      return v != 0;
-    case ParamType::Int:
-      return static_cast<int64_t>(v);
-    case ParamType::Real:
-      return v;
-    case ParamType::Choice:
-      return std::string(choice_name(p, static_cast<std::size_t>(v)));
-  }
-  return v;
-}
-
 nlohmann::json choice_json(const Switch& sw, uint32_t group, uint8_t c) {
   const PolicyChoice& pc = sw.fib().group(group).choices[c];
   const RoutingPolicyEntry& e = RoutingPolicyRegistry::at(pc.policy);
-  nlohmann::json params = nlohmann::json::object(), ctr = nlohmann::json::object();
-  for (std::size_t k = 0; k < e.params.size(); ++k) params[std::string(e.params[k].name)] = param_value(e.params[k], pc.params[k]);
+  nlohmann::json j = policy_choice_json(pc), ctr = nlohmann::json::object();
   for (std::size_t k = 0; k < e.counters.size(); ++k) ctr[std::string(e.counters[k])] = sw.policy_counter(group, c, k);
-  return {{"name", std::string(e.name)}, {"params", params}, {"counters", ctr}};
+  j["counters"] = ctr;
+  return j;
 }
 
 }  // namespace

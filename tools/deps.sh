@@ -3,9 +3,13 @@
 # Sourced or run by tools/demo.sh and tools/test.sh; needs root (or sudo) on Debian 12.
 set -euo pipefail
 
+# libcivetweb-dev serves /metrics (app/observability.cc); prometheus (the server) and curl scrape
+# it in tests/integration/metrics_test.sh, which starts its own server: the service Debian
+# enables on install is stopped below when this script installed the package.
 RS_PACKAGES=(dpdk dpdk-dev libdpdk-dev rdma-core libibverbs-dev libfmt-dev nlohmann-json3-dev
   libyaml-cpp-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev meson ninja-build pkg-config g++
-  libpcap-dev tshark python3-scapy python3-yaml python3-matplotlib iproute2 iputils-ping ethtool)
+  libpcap-dev tshark python3-scapy python3-yaml python3-matplotlib iproute2 iputils-ping ethtool
+  libcivetweb-dev prometheus curl)
 
 missing=()
 for p in "${RS_PACKAGES[@]}"; do
@@ -23,4 +27,7 @@ export DEBIAN_FRONTEND=noninteractive
 echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [[ " ${missing[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null; then
+  $SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true
+fi
 echo "deps: done"

@@ -48,7 +48,7 @@ constexpr Op kOps[] = {
     {"route.add", true, "prefix, group[, replace]: route a prefix (IPv4 or IPv6, /0 allowed) to a group"},
     {"route.del", true, "prefix: remove a route"},
     {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size]: a next-hop group, as in nexthop_groups[]"},
-    {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters)"},
+    {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
     {"group.del", true, "name: delete a group no route uses"},
     {"port.set", true, "port, admin (up|down): a port's administrative state"},
     {"qos.set", true, "any of trust (dscp|pcp), dscp_to_tc, pcp_to_tc, tc_to_queue ({key: value} over the current maps), cnp_queue (-1 = none): the classification maps, as in the config's qos"},
@@ -116,7 +116,21 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     const auto id = state_.group_id(name);
     if (!id) throw OpError{"name", fmt::format("no group '{}'", name)};
     GroupSpec g = *state_.group(*id);
-    if (auto x = n["policy"]) g.policy = read_policy(rd, x, "policy");
+    if (auto x = n["policy"]) {
+      if (x.IsMap() && !x["name"]) {
+        // Parameters alone: they change the group's current policy, the others stay.
+        YAML::Node full = YAML::Clone(x);
+        full["name"] = g.policy.name;
+        PolicySpec p = read_policy(rd, full, "policy");
+        for (auto& [k, v] : p.params) {
+          auto at = std::find_if(g.policy.params.begin(), g.policy.params.end(), [&](auto& kv) { return kv.first == k; });
+          if (at != g.policy.params.end()) at->second = v;
+          else g.policy.params.emplace_back(k, v);
+        }
+      } else {
+        g.policy = read_policy(rd, x, "policy");
+      }
+    }
     if (auto x = n["policy_by_tc"]) {
       g.policy_by_tc = {};
       read_policy_by_tc(rd, x, "policy_by_tc", g);
@@ -218,6 +232,8 @@ json ControlApi::handle(const json& req) {
     const std::string base = batch ? fmt::format("ops[{}]", i) : "";
     return base.empty() ? f : f.empty() ? base : base + "." + f;
   };
+  // The index names an operation of a transaction; a single operation has none.
+  const auto index_of = [&](std::size_t i) { return batch ? std::optional<std::size_t>(i) : std::nullopt; };
   // A read is a request of its own; a transaction holds writes only.
   if (!batch) {
     if (!ops[0]["op"].is_string()) return error(id, std::nullopt, "op", "expected a string");
@@ -248,16 +264,16 @@ json ControlApi::handle(const json& req) {
       write(i, name, op);
     } catch (const OpError& e) {
       state_.abort();
-      return error(id, i, where(i, e.field), e.reason);
+      return error(id, index_of(i), where(i, e.field), e.reason);
     } catch (const ConfigError& e) {
       state_.abort();
-      return error(id, i, where(i, e.path), e.reason);
+      return error(id, index_of(i), where(i, e.path), e.reason);
     } catch (const std::exception& e) {
       state_.abort();
-      return error(id, i, where(i, ""), e.what());
+      return error(id, index_of(i), where(i, ""), e.what());
     }
   }
-  if (auto f = state_.commit(wait_)) return error(id, f->first, where(f->first, f->second.field), f->second.reason);
+  if (auto f = state_.commit(wait_)) return error(id, index_of(f->first), where(f->first, f->second.field), f->second.reason);
   json result{{"applied", ops.size()}};
   if (!output_.empty()) result["output"] = output_;
   return json{{"id", id}, {"ok", true}, {"result", result}};

@@ -13,11 +13,17 @@ using nlohmann::json;
 
 namespace {
 
-json policy_json(const PolicySpec& p) {
-  json j{{"name", p.name}};
-  for (auto& [k, v] : p.params) j[k] = v;
-  return j;
+json param_value(const ParamSpec& p, double v) {
+  switch (p.type) {
+    case ParamType::Bool: return v != 0;
+    case ParamType::Int: return static_cast<int64_t>(v);
+    case ParamType::Real: return v;
+    case ParamType::Choice: return std::string(choice_name(p, static_cast<std::size_t>(v)));
+  }
+  return v;
 }
+
+json policy_json(const PolicySpec& p) { return policy_choice_json(resolve_policy(p, "policy")); }
 
 // The first `bits` bits of two addresses agree.
 bool same_bits(const std::array<uint8_t, 16>& a, const std::array<uint8_t, 16>& b, int bits) {
@@ -30,14 +36,20 @@ bool same_bits(const std::array<uint8_t, 16>& a, const std::array<uint8_t, 16>& 
 
 }  // namespace
 
+json policy_choice_json(const PolicyChoice& pc) {
+  const RoutingPolicyEntry& e = RoutingPolicyRegistry::at(pc.policy);
+  json params = json::object();
+  for (std::size_t k = 0; k < e.params.size(); ++k) params[std::string(e.params[k].name)] = param_value(e.params[k], pc.params.v[k]);
+  return {{"name", std::string(e.name)}, {"params", params}};
+}
+
 json group_json(const RunningState& st, uint32_t id) {
   const GroupSpec& g = *st.group(id);
   json members = json::array();
   for (std::size_t m = 0; m < g.members.size(); ++m) {
-    char mac[RTE_ETHER_ADDR_FMT_SIZE];
-    rte_ether_format_addr(mac, sizeof mac, &g.members[m].mac);
+    const uint8_t* b = g.members[m].mac.addr_bytes;
     members.push_back({{"port", st.sw().config().ports[g.members[m].port].name},
-                       {"mac", mac},
+                       {"mac", fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", b[0], b[1], b[2], b[3], b[4], b[5])},
                        {"weight", g.members[m].weight},
                        {"nexthop", st.member_nexthops(id)[m]}});
   }

@@ -117,7 +117,7 @@ void RunningState::route_add(std::size_t op, const RouteSpec& r, const std::stri
   std::optional<uint32_t> before;
   if (it != routes_.end()) {
     if (!replace)
-      throw OpError{"prefix", fmt::format("route {} exists (group '{}'); give replace: true to change it", format_prefix(k),
+      throw OpError{"prefix", fmt::format("route {} exists (group '{}'); replace: true changes it (roceswitch-ctl: --replace)", format_prefix(k),
                                           groups_[it->second] ? groups_[it->second]->name : "?")};
     before = it->second;
   } else {

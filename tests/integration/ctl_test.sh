@@ -101,10 +101,10 @@ ok route add 10.9.0.0/16 group spine
 ok route list 10.9.0.0/16 --json
 jtrue "j['routes'] == [{'prefix': '10.9.0.0/16', 'group': 'spine'}] and j['total'] == 1" "route list 10.9.0.0/16: the new route"
 ok group list spine --json
-jtrue "j[0]['policy']['name'] == 'flowlet_quality' and j[0]['policy']['idle_time_us'] == 128" "group spine: policy and parameter"
+jtrue "j[0]['policy']['name'] == 'flowlet_quality' and j[0]['policy']['params']['idle_time_us'] == 128" "group spine: policy and parameter"
 jtrue "[(m['port'], m['weight']) for m in j[0]['members']] == [('h1', 1), ('h2', 2)] and j[0]['routes'] == 1" "group spine: members, weights, routes"
 ok group list spine
-has '^spine +flowlet_quality\(idle_time_us=128\) +h1\*1,h2\*2 +64 +1$' "group list spine table"
+has '^spine +flowlet_quality\([^)]*idle_time_us=128[^)]*\) +h1\*1,h2\*2 +64 +1$' "group list spine table"
 ok route list --limit 2
 has '^5 routes \(first 2 shown\)$' "route list --limit 2: truncation line"
 ok group set spine --policy spray --policy-by-tc 3=drill
@@ -223,6 +223,31 @@ ok watch --count 2 --interval 0.2
 [ "$(grep -cE '^h[0-3] +(up|down) +[0-9]+\.[0-9]{3} ' "$OUT")" -eq 8 ] || fail "watch: not 4 port lines a refresh:"$'\n'"$(cat "$OUT")"
 if grep -q $'\e' "$OUT"; then fail "watch wrote escape codes to a file"; fi
 pass "counters and watch (2 plain tables)"
+
+# ---- QoS maps and a BMv2 command file ------------------------------------------------------
+ok qos set --dscp-to-tc 26=5,10=2 --cnp-queue 6
+ok qos get --json
+jtrue "j['dscp_to_tc'][26] == 5 and j['dscp_to_tc'][10] == 2 and j['dscp_to_tc'][3] == 3 and j['cnp_queue'] == 6" "qos set: given entries only"
+fails 1 "^roceswitch-ctl: dscp_to_tc.*out of range" qos set --dscp-to-tc 64=1
+cat >"$T/p4.txt" <<'P4'
+# as for simple_switch_CLI against p4/roceswitch.p4
+act_prof_create_member nexthop_selector set_nexthop 1 02:00:00:00:aa:01
+act_prof_create_member nexthop_selector set_nexthop 2 02:00:00:00:aa:02
+act_prof_create_group nexthop_selector
+act_prof_add_member_to_group nexthop_selector 0 0
+act_prof_add_member_to_group nexthop_selector 1 0
+table_indirect_add_with_group ipv4_lpm 10.77.0.0/16 => 0
+table_add dscp_to_tc set_tc 30 => 4
+P4
+ok p4 "$T/p4.txt"
+has '^Entry has been added with handle 0$' "p4: the route entry's handle"
+ok route list 10.77.0.0/16 --json
+jtrue "j['routes'] == [{'prefix': '10.77.0.0/16', 'group': 'p4_group_0'}]" "p4: the route through the selector group"
+printf 'table_dump ipv4_lpm\nact_prof_create_member nexthop_selector set_nexthop 9 02:00:00:00:aa:09\n' >"$T/p4bad.txt"
+before=$(hash_now)
+fails 1 "p4bad.txt:2: act_prof_create_member: port 9" p4 "$T/p4bad.txt"
+[ "$(hash_now)" = "$before" ] || fail "p4: a bad line changed the state"
+pass "qos set/get and a BMv2 command file (selector group, route, dscp_to_tc); a bad line named, nothing applied"
 
 # ---- the peer check: a user the switch does not allow --------------------------------------
 if [ "$(id -u)" -eq 0 ]; then

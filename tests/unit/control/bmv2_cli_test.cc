@@ -80,7 +80,7 @@ table_indirect_add ipv6_lpm 2001:db8::/32 => 2
   // The group is a group of the running state: its policy can change like any group's.
   json g = r.api.handle({{"op", "group.list"}, {"name", "p4_group_0"}})["result"][0];
   EXPECT_EQ(g["members"].size(), 2u);
-  EXPECT_EQ(g["members"][1]["mac"], "02:00:00:00:AA:03");
+  EXPECT_EQ(g["members"][1]["mac"], "02:00:00:00:aa:03");
 
   // Handles persist across requests: modify the route to the single member 2 (port h1).
   ASSERT_TRUE(r.cli("table_indirect_modify ipv4_lpm 0 2")["ok"].get<bool>());

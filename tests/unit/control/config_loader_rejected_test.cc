@@ -1,9 +1,11 @@
 // The YAML loader: every kind of mistake is rejected with the file, the key path and a reason
 // (and nothing is applied: the loader returns no config), pointing at the offending line.
 #include "control/config/config_loader.h"
+#include "control/config/config_reader.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "config_loader_helpers.h"
@@ -20,6 +22,26 @@ struct Bad {
 
 const std::string kPfc34 = "qos: {pfc_enable: [3, 4]}\n";
 std::string wred_yaml(const std::string& fields) { return "wred_profiles: {W: {" + fields + "}}\n" + kTwoPorts; }
+// n next hops on port b, each its own MAC.
+std::string nexthops(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    char m[64];
+    std::snprintf(m, sizeof m, "%s{port: b, mac: \"02:00:00:00:%02x:%02x\"}", i ? ", " : "", i >> 8, i & 0xff);
+    s += m;
+  }
+  return s;
+}
+// n distinct IPv6 /64 routes to port b.
+std::string v6_routes(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    char r[96];
+    std::snprintf(r, sizeof r, "  - {prefix: \"2001:db8:%x::/64\", port: b, mac: \"02:00:00:00:00:01\"}\n", i);
+    s += r;
+  }
+  return s;
+}
 
 class ConfigLoaderBad : public ::testing::TestWithParam<Bad> {};
 
@@ -155,8 +177,78 @@ INSTANTIATE_TEST_SUITE_P(
             "buffer.profiles.p.size", "size is a queue profile's reservation"},
         Bad{"queue_sizes_exceed_pool", "buffer: {pool: {size: 4096}, profiles: {q: {dynamic_th: 1, size: 1518}}, queue: {0: q, 1: q}}\n" + kTwoPorts,
             "buffer.pool.size", "queue profiles reserve 6072 bytes"},
+        // Routes are compared by prefix, not by text; host bits are refused, as `ip route` does.
+        Bad{"duplicate_route_longer_length_text", with_port("name: b, devargs: x", "routes:\n  - {prefix: 10.0.0.0/24, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                                                                                  "  - {prefix: 10.0.0.0/024, port: a, mac: \"02:00:00:00:00:01\"}\n"),
+            "routes[1].prefix", "duplicate route 10.0.0.0/024: the prefix of routes[0] (10.0.0.0/24)"},
+        Bad{"duplicate_route_ipv6_spelling", with_port("name: b, devargs: x", "routes:\n  - {prefix: \"2001:db8::/32\", port: b, mac: \"02:00:00:00:00:01\"}\n"
+                                                                            "  - {prefix: 10.0.0.0/8, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                                                                            "  - {prefix: \"2001:0db8:0::/32\", port: a, mac: \"02:00:00:00:00:01\"}\n"),
+            "routes[2].prefix", "duplicate route 2001:0db8:0::/32: the prefix of routes[0] (2001:db8::/32)"},
+        Bad{"duplicate_route_no_length", with_port("name: b, devargs: x", "routes:\n  - {prefix: 10.0.0.1/32, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                                                                         "  - {prefix: 10.0.0.1, port: a, mac: \"02:00:00:00:00:01\"}\n"),
+            "routes[1].prefix", "duplicate route 10.0.0.1: the prefix of routes[0] (10.0.0.1/32)"},
+        Bad{"route_host_bits_set", with_port("name: b, devargs: x", "routes:\n  - {prefix: 10.0.0.0/24, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                                                                   "  - {prefix: 10.0.0.1/24, port: a, mac: \"02:00:00:00:00:01\"}\n"),
+            "routes[1].prefix", "10.0.0.1/24 has host bits set (did you mean 10.0.0.0/24?)"},
+        Bad{"route_host_bits_set_ipv6", with_port("name: b, devargs: x", "routes:\n  - {prefix: \"2001:0db8:ff::1/33\", port: b, mac: \"02:00:00:00:00:01\"}\n"),
+            "routes[0].prefix", "2001:0db8:ff::1/33 has host bits set (did you mean 2001:db8::/33?)"},
+        Bad{"route_host_bits_set_default", with_port("name: b, devargs: x", "routes:\n  - {prefix: 1.2.3.4/0, port: b, mac: \"02:00:00:00:00:01\"}\n"),
+            "routes[0].prefix", "1.2.3.4/0 has host bits set (did you mean 0.0.0.0/0?)"},
+        // A route's own group is named route:PREFIX; a named group may not take such a name.
+        Bad{"group_name_reserved", with_port("name: b, devargs: x", "nexthop_groups:\n  - {name: \"route:10.9.0.0/16\", members: [{port: b, mac: \"02:00:00:00:00:01\"}]}\n"
+                                                                   "routes:\n  - {prefix: 10.9.0.0/16, port: a, mac: \"02:00:00:00:00:01\"}\n"),
+            "nexthop_groups[0].name", "'route:10.9.0.0/16': names starting with 'route:' are reserved"},
+        Bad{"route_nexthops_over_group_limit", with_port("name: b, devargs: x", "routes:\n  - {prefix: 10.0.0.0/8, nexthops: [" + nexthops(65) + "]}\n"),
+            "routes[0].nexthops", "65 next hops; a route has at most 64"},
+        Bad{"queue_threshold_fraction", "load_view: {queue_thresholds_bytes: [1, 2.5, 4, 8, 16, 32, 64]}\n" + kTwoPorts,
+            "load_view.queue_thresholds_bytes[1]", "expected an integer"},
+        // limits: the route tables' sizes.
+        Bad{"limits_unknown_key", "limits: {routes: 5}\n" + kTwoPorts, "limits.routes", "unknown key"},
+        Bad{"limits_routes_v4_zero", "limits: {routes_v4: 0}\n" + kTwoPorts, "limits.routes_v4", "out of range [1, 16777216], got 0"},
+        Bad{"limits_routes_v6_too_many", "limits: {routes_v6: 4194305}\n" + kTwoPorts, "limits.routes_v6", "out of range [1, 4194304]"},
+        Bad{"limits_tbl8_v4_too_many", "limits: {tbl8_v4: 16777217}\n" + kTwoPorts, "limits.tbl8_v4", "out of range [1, 16777216]"},
+        Bad{"limits_tbl8_v6_too_many", "limits: {tbl8_v6: 2097153}\n" + kTwoPorts, "limits.tbl8_v6", "out of range [1, 2097152]"},
+        Bad{"limits_fraction", "limits: {routes_v4: 10.5}\n" + kTwoPorts, "limits.routes_v4", "expected an integer"},
+        Bad{"limits_routes_v4_exceeded", "limits: {routes_v4: 2}\n" + with_port("name: b, devargs: x",
+                "routes:\n  - {prefix: 10.0.0.0/8, port: b, mac: \"02:00:00:00:00:01\"}\n  - {prefix: \"::/0\", port: b, mac: \"02:00:00:00:00:01\"}\n"
+                "  - {prefix: 10.1.0.0/16, port: b, mac: \"02:00:00:00:00:01\"}\n  - {prefix: 0.0.0.0/0, port: b, mac: \"02:00:00:00:00:01\"}\n"),
+            "limits.routes_v4", "3 IPv4 routes (the default route counts too) but limits.routes_v4 is 2"},
+        Bad{"limits_routes_v6_exceeded_by_default", "limits: {routes_v4: 10}\n" + with_port("name: b, devargs: x", "routes:\n" + v6_routes(16385)),
+            "limits.routes_v6", "16385 IPv6 routes (the default route counts too) but limits.routes_v6 is 16384 (the default)"},
+        Bad{"limits_tbl8_v4_exceeded", "limits: {tbl8_v4: 2}\n" + with_port("name: b, devargs: x",
+                "routes:\n  - {prefix: 10.0.0.1/32, port: b, mac: \"02:00:00:00:00:01\"}\n  - {prefix: 10.0.0.128/25, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                "  - {prefix: 10.0.1.0/24, port: b, mac: \"02:00:00:00:00:01\"}\n  - {prefix: 10.0.1.2/31, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                "  - {prefix: 10.0.2.2/31, port: b, mac: \"02:00:00:00:00:01\"}\n"),
+            "limits.tbl8_v4", "routes need 3 IPv4 tbl8 groups (one per /24 holding a longer prefix) but limits.tbl8_v4 is 2"},
+        Bad{"limits_tbl8_v6_exceeded", "limits: {tbl8_v6: 5}\n" + with_port("name: b, devargs: x",
+                "routes:\n  - {prefix: \"2001:db8::/48\", port: b, mac: \"02:00:00:00:00:01\"}\n  - {prefix: \"2001:db8:0:1::/64\", port: b, mac: \"02:00:00:00:00:01\"}\n"
+                "  - {prefix: \"2001:db8:100::/48\", port: b, mac: \"02:00:00:00:00:01\"}\n"),
+            "limits.tbl8_v6", "routes need 6 IPv6 tbl8 groups (one per 8 bits of a prefix beyond its first 24, shared by prefixes that agree) but limits.tbl8_v6 is 5"},
         Bad{"syntax", "ports: [\n", "(syntax)", ""}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
+
+// route_prefix (routes in a file, route.add) refuses host bits; prefix (route.list's filter,
+// a P4 match key) takes any prefix.
+TEST(ConfigReader, RoutePrefixRefusesHostBitsPrefixTakesThem) {
+  const ConfigReader rd("request");
+  EXPECT_EQ(rd.prefix(YAML::Node("10.0.0.1/24"), "prefix").depth, 24);
+  EXPECT_EQ(rd.prefix(YAML::Node("2001:db8::1/16"), "prefix").depth, 16);
+  EXPECT_EQ(rd.route_prefix(YAML::Node("10.0.0.0/24"), "prefix").depth, 24);
+  EXPECT_EQ(rd.route_prefix(YAML::Node("10.0.0.1"), "prefix").depth, 32);
+  EXPECT_EQ(rd.route_prefix(YAML::Node("2001:db8::/32"), "prefix").depth, 32);
+  for (auto [text, reason] : {std::pair{"10.0.0.1/24", "10.0.0.1/24 has host bits set (did you mean 10.0.0.0/24?)"},
+                              std::pair{"10.255.0.0/9", "10.255.0.0/9 has host bits set (did you mean 10.128.0.0/9?)"},
+                              std::pair{"2001:db8::1/127", "2001:db8::1/127 has host bits set (did you mean 2001:db8::/127?)"}}) {
+    try {
+      rd.route_prefix(YAML::Node(text), "prefix");
+      ADD_FAILURE() << text << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.path, "prefix");
+      EXPECT_EQ(e.reason, reason);
+    }
+  }
+}
 
 TEST(ConfigLoader, MissingFileNamesTheFile) {
   try {

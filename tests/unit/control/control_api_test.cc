@@ -101,7 +101,14 @@ TEST(ControlApi, GroupsAddSetDeleteKeepMemberNexthops) {
         {"members", json::array({{{"port", "h2"}, {"mac", "02:00:00:00:aa:02"}}, {{"port", "h3"}, {"mac", "02:00:00:00:aa:03"}, {"weight", 2}}})}});
   json g = r.ok({{"op", "group.list"}, {"name", "spine"}})[0];
   EXPECT_EQ(g["policy"]["name"], "flowlet_quality");
-  EXPECT_EQ(g["policy"]["idle_time_us"], 128);
+  EXPECT_EQ(g["policy"]["params"]["idle_time_us"], 128);
+  EXPECT_TRUE(g["policy"]["params"].contains("flow_table_size")) << "every parameter, defaults too";
+  // Parameters alone change the current policy's, and leave the others.
+  r.ok({{"op", "group.set"}, {"name", "spine"}, {"policy", {{"idle_time_us", 64}}}});
+  json g2 = r.ok({{"op", "group.list"}, {"name", "spine"}})[0];
+  EXPECT_EQ(g2["policy"]["name"], "flowlet_quality");
+  EXPECT_EQ(g2["policy"]["params"]["idle_time_us"], 64);
+  EXPECT_EQ(g2["members"], g["members"]);
   ASSERT_EQ(g["members"].size(), 2u);
   EXPECT_EQ(g["members"][1]["weight"], 2);
   const uint32_t h3_nexthop = g["members"][1]["nexthop"];
