@@ -1,6 +1,6 @@
 // dump_config: a SwitchConfig back to the loader's YAML (see config_dump.h). Sections come in
 // the order the loader reads them (switch, qos, ports, the lossless sections, nexthop_groups,
-// load_view, link_events, routes); within a section, keys in the loader's order.
+// load_view, link_events, limits, routes); within a section, keys in the loader's order.
 #include "control/config/config_dump.h"
 
 #include <arpa/inet.h>
@@ -12,13 +12,16 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 
 #include "control/config/config_reader.h"
+#include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
 
 namespace rs {
@@ -85,20 +88,18 @@ struct Out {
   }
 };
 
-// The loader turns a number x of units into static_cast<uint64_t>(x * scale) nanoseconds; this
-// finds an x that gives back exactly `ns` (the nearest quotient, nudged by ulps), so that
-// 0.1 s stays "0.1" and odd nanosecond counts still survive the truncation.
-std::string time_text(uint64_t ns, double scale, double max_units, const std::string& field) {
-  double x = static_cast<double>(ns) / scale;
-  if (x > max_units) unrepresentable(field, fmt::format("{} ns is beyond the loader's range ({} units)", ns, max_units));
-  for (int i = 0; i < 64; ++i) {
-    const auto got = static_cast<uint64_t>(x * scale);
-    if (got == ns) return real(x);
-    x = std::nextafter(x, got < ns ? HUGE_VAL : -HUGE_VAL);
-  }
-  unrepresentable(field, fmt::format("no number of units converts to {} ns", ns));
+// The loader turns x units into the nearest nanosecond (ConfigReader::to_ns), so the shortest
+// text of ns / unit reads back to ns: that quotient is within half an ulp of the exact one, and
+// multiplied back it stays well within half a nanosecond of ns over the loader's whole range
+// (up to 1e15 ns < 2^53). Checked anyway, as the range is.
+std::string time_text(uint64_t ns, double unit_ns, double min_units, double max_units, const std::string& field) {
+  const double x = static_cast<double>(ns) / unit_ns;
+  if (x < min_units || x > max_units)
+    unrepresentable(field, fmt::format("{} ns is outside the loader's range [{}, {}] ({} ns each)", ns, min_units, max_units, unit_ns));
+  if (ConfigReader::to_ns(x, unit_ns) != ns) unrepresentable(field, fmt::format("{} ns does not round-trip through {}", ns, real(x)));
+  return real(x);
 }
-std::string seconds(uint64_t ns, const std::string& field) { return time_text(ns, 1e9, 1e6, field); }
+std::string seconds(uint64_t ns, const std::string& field) { return time_text(ns, 1e9, 0, 1e6, field); }
 
 bool wred_eq(const WredProfile& a, const WredProfile& b) {
   return a.enabled == b.enabled && a.wred_drop == b.wred_drop && a.ecn_mark == b.ecn_mark && a.kmin == b.kmin && a.kmax == b.kmax &&
@@ -316,16 +317,17 @@ void write_policy(Out& o, const PolicySpec& p) {
   o.end_map();
 }
 
-// Every group goes to nexthop_groups and every route is `group: NAME`, the groups the loader
-// made for `port + mac` and `nexthops:` routes ("route:PREFIX") too: as named groups they
-// reload to the same GroupSpec at the same index. Unless nexthop_groups refuses one its route
-// form got past: a name repeating an earlier group's (a file may name a group
-// "route:10.0.0.0/24" and route 10.0.0.0/24 by port as well), or over 64 members (`nexthops:`
-// has no limit). From the first such group on, groups are written as the loader made them:
-// inline in their route, whose prefix text is the name's. The loader appends those after the
-// named groups in route order: the same indices, if each is one route's, in route order.
-// Returns that first index; `text` gets each route's prefix text.
-std::size_t place_groups(const SwitchConfig& cfg, std::vector<std::string>& text) {
+// A route's own group ("route:PREFIX", made for a `port + mac` or `nexthops:` route) is written
+// in its route, and every other group in nexthop_groups, which refuses the reserved names. So
+// each group named route:PREFIX must be what the loader makes of one route: used by that route
+// alone, whose prefix PREFIX spells (the spelling is kept: it is in the name), plain ecmp, at
+// most 64 members, the table the loader sizes (64, doubled until the weights fit).
+// The loader numbers the named groups first, in file order, then the routes' own in route
+// order. A configuration the loader built is in that order; a running switch's may not be (a
+// group added after the routes', routes kept in prefix order): its dump is then the same groups
+// and routes, renumbered so.
+// Fills `text` with each route's prefix text and `own` with whether its group is its own.
+void place_groups(const SwitchConfig& cfg, std::vector<std::string>& text, std::vector<bool>& own) {
   const std::size_t n = cfg.groups.size();
   std::vector<int> route_of(n, -1), refs(n, 0);
   for (std::size_t r = 0; r < cfg.routes.size(); ++r) {
@@ -333,62 +335,78 @@ std::size_t place_groups(const SwitchConfig& cfg, std::vector<std::string>& text
     if (g >= n) unrepresentable(fmt::format("routes[{}].group", r), fmt::format("{}: no such group", g));
     ++refs[g], route_of[g] = static_cast<int>(r);
   }
-  std::size_t first = n;
-  std::string why;
-  std::set<std::string> names;
-  for (std::size_t i = 0; i < n && why.empty(); ++i) {
+  text.assign(cfg.routes.size(), "");
+  own.assign(cfg.routes.size(), false);
+  std::map<std::string, std::size_t> names;
+  for (std::size_t i = 0; i < n; ++i) {
     const GroupSpec& g = cfg.groups[i];
+    const std::string field = fmt::format("nexthop_groups[{}] '{}'", i, g.name);
     uint64_t w = 0;
     for (auto& m : g.members) w += m.weight;
-    if (!names.insert(g.name).second) why = "its name repeats an earlier group's";
-    else if (g.members.empty() || g.members.size() > kMaxGroupMembers) why = fmt::format("{} members", g.members.size());
-    else if (g.table_size == 0 || g.table_size > (1u << 16) || (g.table_size & (g.table_size - 1)) || w > g.table_size)
-      why = fmt::format("table_size {} for total weight {}", g.table_size, w);
-    if (!why.empty()) first = i;
-  }
-  text.assign(cfg.routes.size(), "");
-  for (std::size_t i = first; i < n; ++i) {
-    const GroupSpec& g = cfg.groups[i];
-    auto refuse = [&](const std::string& r) {
-      unrepresentable(fmt::format("nexthop_groups[{}] '{}'", i, g.name), fmt::format("refused as a named group ({}) and as a route's own ({})", why, r));
-    };
-    uint32_t w = 0, table = GroupSpec{}.table_size;  // the route form's table: 64, doubled until the weights fit
-    for (auto& m : g.members) w += m.weight;
-    while (table < w) table <<= 1;
-    if (refs[i] != 1) refuse(fmt::format("{} routes use it", refs[i]));
-    if (i > first && route_of[i] < route_of[i - 1]) refuse("its route comes before the previous group's");
-    if (g.policy.name != "ecmp" || !g.policy.params.empty() || any_by_tc(g)) refuse("a policy other than plain ecmp");
-    if (g.members.empty() || g.table_size != table) refuse(fmt::format("{} members, table_size {} (not {})", g.members.size(), g.table_size, table));
-    const RouteSpec& r = cfg.routes[static_cast<std::size_t>(route_of[i])];
-    const std::string p = g.name.rfind("route:", 0) == 0 ? g.name.substr(6) : "";
-    RouteSpec got{};  // parsed as the loader parses a prefix
-    try {
-      got = ConfigReader("(dump)").prefix(YAML::Node(p), "prefix");
-    } catch (const ConfigError&) {
-      refuse("name is not route:<a prefix>");
+    if (g.members.empty() || g.members.size() > kMaxGroupMembers) unrepresentable(field, fmt::format("{} members (1..{})", g.members.size(), kMaxGroupMembers));
+    if (g.name.rfind(kRouteGroupPrefix, 0) != 0) {
+      if (auto [it, fresh] = names.emplace(g.name, i); !fresh) unrepresentable(field, fmt::format("its name repeats nexthop_groups[{}]'s", it->second));
+      if (g.table_size == 0 || g.table_size > (1u << 16) || (g.table_size & (g.table_size - 1)) || w > g.table_size)
+        unrepresentable(field, fmt::format("table_size {} for total weight {}", g.table_size, w));
+      continue;
     }
-    if (got.ipv6 != r.ipv6 || got.depth != r.depth || std::memcmp(got.addr, r.addr, sizeof r.addr) != 0) refuse("name is not route:<its prefix>");
-    text[static_cast<std::size_t>(route_of[i])] = p;
+    auto refuse = [&](const std::string& why) {
+      unrepresentable(field, fmt::format("a route's own group (nexthop_groups may not be named {}...) is written in its route, but {}",
+                                         kRouteGroupPrefix, why));
+    };
+    uint32_t table = GroupSpec{}.table_size;
+    while (table < w) table <<= 1;
+    if (refs[i] == 0) refuse("no route uses it (its route was deleted or given another group)");
+    if (refs[i] > 1) refuse(fmt::format("{} routes use it", refs[i]));
+    if (g.policy.name != "ecmp" || !g.policy.params.empty() || any_by_tc(g)) refuse("it has a policy other than plain ecmp");
+    if (g.table_size != table) refuse(fmt::format("its table_size is {}, not {}", g.table_size, table));
+    const std::size_t r = static_cast<std::size_t>(route_of[i]);
+    const std::string p = g.name.substr(std::string_view(kRouteGroupPrefix).size());
+    RouteSpec got{};  // parsed as the loader parses a route's prefix
+    try {
+      got = ConfigReader("(dump)").route_prefix(YAML::Node(p), "prefix");
+    } catch (const ConfigError&) {
+      refuse(fmt::format("'{}' is not a route's prefix", p));
+    }
+    const RouteSpec& rs = cfg.routes[r];
+    if (got.ipv6 != rs.ipv6 || got.depth != rs.depth || std::memcmp(got.addr, rs.addr, sizeof rs.addr) != 0)
+      refuse(fmt::format("its route, routes[{}], is {}", r, ConfigReader::prefix_text(rs)));
+    text[r] = p;
+    own[r] = true;
   }
-  // The loader refuses a repeated prefix by its text only, so one prefix may come twice in
-  // different spellings; the n-th repeat gets n zeros before its length ("10.0.0.0/024"), which
-  // reads back as the same prefix.
-  std::set<std::string> used(text.begin(), text.end());
+  // Routes to named groups in the address's usual text; the loader refuses host bits and a
+  // prefix given twice.
+  std::map<std::tuple<bool, std::string, uint8_t>, std::size_t> seen;
   for (std::size_t k = 0; k < cfg.routes.size(); ++k) {
-    if (!text[k].empty()) continue;
     const RouteSpec& r = cfg.routes[k];
-    const std::string addr = ip_text(r.ipv6, r.addr);
-    std::string t = addr + "/" + std::to_string(r.depth);
-    for (std::string zeros = "0"; used.count(t); zeros += "0") t = addr + "/" + zeros + std::to_string(r.depth);
-    used.insert(text[k] = t);
+    const std::string f = fmt::format("routes[{}].prefix", k);
+    if ((r.ipv6 ? r.depth > 128 : r.depth > 32)) unrepresentable(f, fmt::format("length {}", r.depth));
+    const RouteSpec m = ConfigReader::masked(r);
+    if (std::memcmp(m.addr, r.addr, sizeof r.addr) != 0)
+      unrepresentable(f, fmt::format("{} has host bits set (the prefix is {})", ip_text(r.ipv6, r.addr) + "/" + std::to_string(r.depth), ConfigReader::prefix_text(m)));
+    if (auto [it, fresh] = seen.emplace(std::tuple{r.ipv6, std::string(r.addr, r.addr + 16), r.depth}, k); !fresh)
+      unrepresentable(f, fmt::format("{} is also routes[{}]'s prefix", ConfigReader::prefix_text(r), it->second));
+    if (text[k].empty()) text[k] = ConfigReader::prefix_text(r);
   }
-  return first;
 }
 
-// nexthop_groups, load_view, link_events, routes.
+// The routes must fit the limits the dump writes (the loader checks them).
+void check_route_limits(const SwitchConfig& cfg) {
+  if (auto p = check_limits(cfg.route_limits, route_table_needs(cfg.routes))) {
+    static const std::map<std::string, std::string> kField{{"routes_v4", "v4"}, {"routes_v6", "v6"}, {"tbl8_v4", "v4_tbl8"}, {"tbl8_v6", "v6_tbl8"}};
+    unrepresentable("route_limits." + kField.at(p->key), p->reason);
+  }
+}
+
+// nexthop_groups, load_view, link_events, limits, routes.
 void write_routing(Out& o, const SwitchConfig& cfg) {
   std::vector<std::string> text;
-  const std::size_t first = place_groups(cfg, text);
+  std::vector<bool> own;
+  place_groups(cfg, text, own);
+  check_route_limits(cfg);
+  std::vector<std::size_t> named;
+  for (std::size_t i = 0; i < cfg.groups.size(); ++i)
+    if (cfg.groups[i].name.rfind(kRouteGroupPrefix, 0) != 0) named.push_back(i);
   auto port_name = [&](uint16_t port, const std::string& f) -> const std::string& {
     if (port >= cfg.ports.size()) unrepresentable(f, fmt::format("port {}: no such port", port));
     return cfg.ports[port].name;
@@ -399,8 +417,8 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
       o.begin_map(nullptr, true).ks("port", port_name(ms[k].port, fmt::format("{}[{}].port", f, k))).kmac("mac", ms[k].mac).kv("weight", ms[k].weight).end_map();
     o.end_seq();
   };
-  if (first > 0) o.begin_seq("nexthop_groups");
-  for (std::size_t i = 0; i < first; ++i) {
+  if (!named.empty()) o.begin_seq("nexthop_groups");
+  for (std::size_t i : named) {
     const GroupSpec& g = cfg.groups[i];
     o.begin_map().ks("name", g.name).key("policy");
     write_policy(o, g.policy);
@@ -412,12 +430,12 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
     members("members", g.members, fmt::format("nexthop_groups[{}].members", i));
     o.end_map();
   }
-  if (first > 0) o.end_seq();
+  if (!named.empty()) o.end_seq();
 
   const LoadViewConfig& lv = cfg.load_view;
   o.begin_map("load_view").list("queue_thresholds_bytes", lv.queue_thresholds_bytes, [](uint64_t t) { return t; });
   o.list("rate_thresholds_pct", lv.rate_thresholds_pct, real);
-  o.kv("rate_interval_us", time_text(lv.rate_interval_ns, 1e3, 1e6, "load_view.rate_interval_ns")).kv("rate_weight", real(lv.rate_weight)).end_map();
+  o.kv("rate_interval_us", time_text(lv.rate_interval_ns, 1e3, 1, 1e6, "load_view.rate_interval_ns")).kv("rate_weight", real(lv.rate_weight)).end_map();
 
   if (!cfg.link_events.empty()) o.begin_seq("link_events");
   for (std::size_t k = 0; k < cfg.link_events.size(); ++k) {
@@ -429,13 +447,17 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
   }
   if (!cfg.link_events.empty()) o.end_seq();
 
+  // Always, defaults too: the dump leans on no default.
+  const RouteLimits& l = cfg.route_limits;
+  o.begin_map("limits", true).kv("routes_v4", l.v4).kv("routes_v6", l.v6).kv("tbl8_v4", l.v4_tbl8).kv("tbl8_v6", l.v6_tbl8).end_map();
+
   if (!cfg.routes.empty()) o.begin_seq("routes");
   for (std::size_t k = 0; k < cfg.routes.size(); ++k) {
     const std::size_t gi = cfg.routes[k].group;
     const GroupSpec& g = cfg.groups[gi];
     const std::string f = fmt::format("routes[{}]", k);
     o.begin_map(nullptr, true).ks("prefix", text[k]);
-    if (gi < first) o.ks("group", g.name);
+    if (!own[k]) o.ks("group", g.name);
     else if (g.members.size() == 1 && g.members[0].weight == 1)  // the port form has no weight key
       o.ks("port", port_name(g.members[0].port, f + ".port")).kmac("mac", g.members[0].mac);
     else

@@ -4,11 +4,13 @@
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "control/config/config_reader.h"
 #include "control/config/lossless_config.h"
@@ -90,8 +92,8 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
       else s.qp = static_cast<uint32_t>(0x1000 + i);
       if (auto x = f["opcode"]) s.opcode = static_cast<uint8_t>(rd.integer(x, fp + ".opcode", 0, 255));
       if (auto x = f["priority"]) s.priority = static_cast<int8_t>(rd.integer(x, fp + ".priority", 0, 7));
-      if (auto x = f["start_s"]) s.start_ns = static_cast<uint64_t>(rd.real(x, fp + ".start_s", 0, 1e6) * 1e9);
-      if (auto x = f["stop_s"]) s.stop_ns = static_cast<uint64_t>(rd.real(x, fp + ".stop_s", 0, 1e6) * 1e9);
+      if (auto x = f["start_s"]) s.start_ns = rd.nanoseconds(x, fp + ".start_s", 0, 1e6, 1e9);
+      if (auto x = f["stop_s"]) s.stop_ns = rd.nanoseconds(x, fp + ".stop_s", 0, 1e6, 1e9);
       h.flows.push_back(s);
     }
   }
@@ -101,8 +103,8 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
     rd.keys(st, sp, {"priority", "start_s", "stop_s", "quanta"});
     if (!st["priority"]) rd.fail(st, sp + ".priority", "missing");
     h.storm.priority = static_cast<int8_t>(rd.integer(st["priority"], sp + ".priority", 0, 7));
-    if (auto x = st["start_s"]) h.storm.start_ns = static_cast<uint64_t>(rd.real(x, sp + ".start_s", 0, 1e6) * 1e9);
-    if (auto x = st["stop_s"]) h.storm.stop_ns = static_cast<uint64_t>(rd.real(x, sp + ".stop_s", 0, 1e6) * 1e9);
+    if (auto x = st["start_s"]) h.storm.start_ns = rd.nanoseconds(x, sp + ".start_s", 0, 1e6, 1e9);
+    if (auto x = st["stop_s"]) h.storm.stop_ns = rd.nanoseconds(x, sp + ".stop_s", 0, 1e6, 1e9);
     if (auto x = st["quanta"]) h.storm.quanta = static_cast<uint16_t>(rd.integer(x, sp + ".quanta", 1, 0xFFFF));
     if (h.storm.stop_ns <= h.storm.start_ns) rd.fail(st, sp + ".stop_s", "must be after start_s");
   }
@@ -121,7 +123,7 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
   }
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
-                     "load_view", "link_events"});
+                     "load_view", "link_events", "limits"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -231,17 +233,27 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   if (auto x = root["load_view"]) read_load_view(rd, x, cfg.load_view);
   if (auto x = root["link_events"]) read_link_events(rd, x, port_index, cfg);
 
-  if (auto rs_ = root["routes"]) {
+  if (auto x = root["limits"]) read_limits(rd, x, cfg.route_limits);
+
+  const YAML::Node rs_ = root["routes"];
+  if (rs_) {
     rd.seq(rs_, "routes");
-    std::set<std::string> seen;
+    // Routes are one when their prefixes are, however written: 10.0.0.0/24 and 10.0.0.0/024,
+    // 2001:db8::/32 and 2001:0db8::/32. Host bits are refused (route_prefix), so the address
+    // as read is the prefix.
+    std::map<std::tuple<bool, std::array<uint8_t, 16>, uint8_t>, std::size_t> seen;
     for (std::size_t i = 0; i < rs_.size(); ++i) {
       const auto r = rs_[i];
       const std::string rp = fmt::format("routes[{}]", i);
       rd.keys(r, rp, {"prefix", "group", "port", "mac", "nexthops"});
       if (!r["prefix"]) rd.fail(r, rp + ".prefix", "missing");
-      RouteSpec spec = rd.prefix(r["prefix"], rp + ".prefix");
+      RouteSpec spec = rd.route_prefix(r["prefix"], rp + ".prefix");
       const std::string key = r["prefix"].as<std::string>();
-      if (!seen.insert(key).second) rd.fail(r["prefix"], rp + ".prefix", fmt::format("duplicate route {}", key));
+      std::array<uint8_t, 16> addr;
+      std::memcpy(addr.data(), spec.addr, addr.size());
+      if (auto [it, fresh] = seen.emplace(std::tuple{spec.ipv6, addr, spec.depth}, i); !fresh)
+        rd.fail(r["prefix"], rp + ".prefix",
+                fmt::format("duplicate route {}: the prefix of routes[{}] ({})", key, it->second, rs_[it->second]["prefix"].as<std::string>()));
       const int forms = (r["group"] ? 1 : 0) + (r["port"] ? 1 : 0) + (r["nexthops"] ? 1 : 0);
       if (forms != 1) rd.fail(r, rp, "give exactly one of: group, port (+ mac), nexthops");
       if (r["group"]) {
@@ -250,15 +262,18 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
         if (it == group_index.end()) rd.fail(r["group"], rp + ".group", fmt::format("group '{}' is referenced but not defined in nexthop_groups", g));
         spec.group = it->second;
       } else {
+        // The route's own group, named after its prefix (no named group may take such a name).
         GroupSpec g;
-        g.name = "route:" + key;
+        g.name = kRouteGroupPrefix + key;
         if (r["port"]) {
           g.members.push_back(member(r, rp, true));
         } else {
-          rd.seq(r["nexthops"], rp + ".nexthops");
-          for (std::size_t k = 0; k < r["nexthops"].size(); ++k)
-            g.members.push_back(member(r["nexthops"][k], fmt::format("{}.nexthops[{}]", rp, k)));
-          if (g.members.empty()) rd.fail(r["nexthops"], rp + ".nexthops", "empty");
+          const YAML::Node nh = r["nexthops"];
+          rd.seq(nh, rp + ".nexthops");
+          if (nh.size() == 0) rd.fail(nh, rp + ".nexthops", "empty");
+          if (nh.size() > kMaxGroupMembers)
+            rd.fail(nh, rp + ".nexthops", fmt::format("{} next hops; a route has at most {}, as a group has members", nh.size(), kMaxGroupMembers));
+          for (std::size_t k = 0; k < nh.size(); ++k) g.members.push_back(member(nh[k], fmt::format("{}.nexthops[{}]", rp, k)));
         }
         uint32_t w = 0;
         for (auto& m : g.members) w += m.weight;
@@ -269,6 +284,12 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
       if (r["mac"] && !r["port"]) rd.fail(r["mac"], rp + ".mac", "mac goes with port");
       cfg.routes.push_back(spec);
     }
+  }
+  // The routes must fit the tables they start in (limits: given, or the defaults).
+  if (auto p = check_limits(cfg.route_limits, route_table_needs(cfg.routes))) {
+    const YAML::Node limits = root["limits"];
+    const YAML::Node given = limits ? limits[p->key] : YAML::Node();
+    rd.fail(given ? given : rs_, "limits." + p->key, given ? p->reason : p->reason + " (the default)");
   }
   return cfg;
 }

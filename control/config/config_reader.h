@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,13 @@ class ConfigReader {
     if (v < lo || v > hi) fail(n, path, fmt::format("out of range [{}, {}], got {}", lo, hi, n.as<std::string>()));
     return v;
   }
+  // A time given in units of `unit_ns` nanoseconds (1e9: seconds, 1e3: microseconds), within
+  // [lo, hi] units, as the nearest whole nanosecond: 1.001 s is 1001000000 ns (x * 1e9 is
+  // 1000999999.9999999, which a truncation would keep).
+  uint64_t nanoseconds(const YAML::Node& n, const std::string& path, double lo, double hi, double unit_ns) const {
+    return to_ns(real(n, path, lo, hi), unit_ns);
+  }
+  static uint64_t to_ns(double units, double unit_ns) { return static_cast<uint64_t>(std::llround(units * unit_ns)); }
   int64_t integer(const YAML::Node& n, const std::string& path, int64_t lo, int64_t hi) const {
     int64_t v;
     if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) fail(n, path, "expected an integer");
@@ -117,6 +125,29 @@ class ConfigReader {
     if (len < 0 || len > max_len) fail(n, path, fmt::format("prefix length {} out of range", len));
     r.depth = static_cast<uint8_t>(len);
     return r;
+  }
+
+  // A route's prefix, as prefix() reads it, refused when it has host bits set (bits beyond its
+  // length), as Linux's `ip route` refuses them ("Invalid prefix for given prefix length"):
+  // `10.0.0.1/24 has host bits set (did you mean 10.0.0.0/24?)`. Routes in a file and route.add
+  // use it; route.list's filter and P4 match keys take any prefix (prefix()).
+  RouteSpec route_prefix(const YAML::Node& n, const std::string& path) const {
+    const RouteSpec r = prefix(n, path);
+    const RouteSpec m = masked(r);
+    if (std::memcmp(r.addr, m.addr, sizeof r.addr) != 0)
+      fail(n, path, fmt::format("{} has host bits set (did you mean {}?)", n.as<std::string>(), prefix_text(m)));
+    return r;
+  }
+  // r with the bits beyond its length cleared.
+  static RouteSpec masked(RouteSpec r) {
+    for (int b = r.depth; b < (r.ipv6 ? 128 : 32); ++b) r.addr[b / 8] &= static_cast<uint8_t>(~(0x80 >> (b % 8)));
+    return r;
+  }
+  // "10.0.0.0/24", "2001:db8::/32": the address as inet_ntop writes it, and the length.
+  static std::string prefix_text(const RouteSpec& r) {
+    char buf[INET6_ADDRSTRLEN]{};
+    inet_ntop(r.ipv6 ? AF_INET6 : AF_INET, r.addr, buf, sizeof buf);
+    return fmt::format("{}/{}", buf, r.depth);
   }
 
   // A scalar for all eight queues, or a list of eight.

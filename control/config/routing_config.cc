@@ -1,10 +1,17 @@
 #include "control/config/routing_config.h"
 
+#include <rte_lpm.h>
+
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "dataplane/routing/routing_policy.h"
 
 namespace rs {
+
+// DPDK's own maxima (rte_lpm6.c keeps RTE_LPM6_TBL8_MAX_NUM_GROUPS, 1 << 21, to itself).
+static_assert(kMaxTbl8V4 == RTE_LPM_MAX_TBL8_NUM_GROUPS);
 
 GroupMemberSpec read_member(const ConfigReader& rd, const YAML::Node& m, const std::string& mp,
                             const std::map<std::string, uint16_t>& ports, bool inline_in_route) {
@@ -27,6 +34,10 @@ GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::str
   GroupSpec spec;
   if (!g["name"]) rd.fail(g, gp + ".name", "missing");
   spec.name = rd.str(g["name"], gp + ".name");
+  if (spec.name.rfind(kRouteGroupPrefix, 0) == 0)
+    rd.fail(g["name"], gp + ".name",
+            fmt::format("'{}': names starting with '{}' are reserved for the groups routes make for themselves (port + mac, nexthops)",
+                        spec.name, kRouteGroupPrefix));
   if (auto x = g["policy"]) spec.policy = read_policy(rd, x, gp + ".policy");
   if (auto x = g["policy_by_tc"]) read_policy_by_tc(rd, x, gp + ".policy_by_tc", spec);
   if (auto x = g["table_size"]) {
@@ -90,20 +101,23 @@ void read_policy_by_tc(const ConfigReader& rd, const YAML::Node& n, const std::s
 void read_load_view(const ConfigReader& rd, const YAML::Node& n, LoadViewConfig& lv) {
   const std::string path = "load_view";
   rd.keys(n, path, {"queue_thresholds_bytes", "rate_thresholds_pct", "rate_interval_us", "rate_weight"});
-  auto seven = [&](const char* key, auto& arr, double hi) {
+  // Seven thresholds, not decreasing: whole bytes, or percents.
+  auto seven = [&](const char* key, auto& arr, auto read) {
     const YAML::Node x = n[key];
     if (!x) return;
     const std::string kp = path + "." + key;
     rd.seq(x, kp);
     if (x.size() != 7) rd.fail(x, kp, fmt::format("expected 7 thresholds (bands 7..0), got {}", x.size()));
     for (std::size_t i = 0; i < 7; ++i) {
-      arr[i] = static_cast<std::remove_reference_t<decltype(arr[i])>>(rd.real(x[i], fmt::format("{}[{}]", kp, i), 0, hi));
-      if (i > 0 && arr[i] < arr[i - 1]) rd.fail(x[i], fmt::format("{}[{}]", kp, i), "thresholds must not decrease");
+      const std::string ip = fmt::format("{}[{}]", kp, i);
+      arr[i] = read(x[i], ip);
+      if (i > 0 && arr[i] < arr[i - 1]) rd.fail(x[i], ip, "thresholds must not decrease");
     }
   };
-  seven("queue_thresholds_bytes", lv.queue_thresholds_bytes, 1e12);
-  seven("rate_thresholds_pct", lv.rate_thresholds_pct, 100);
-  if (auto x = n["rate_interval_us"]) lv.rate_interval_ns = static_cast<uint64_t>(rd.real(x, path + ".rate_interval_us", 1, 1e6) * 1000);
+  seven("queue_thresholds_bytes", lv.queue_thresholds_bytes,
+        [&](const YAML::Node& v, const std::string& p) { return static_cast<uint64_t>(rd.integer(v, p, 0, 1'000'000'000'000)); });
+  seven("rate_thresholds_pct", lv.rate_thresholds_pct, [&](const YAML::Node& v, const std::string& p) { return rd.real(v, p, 0, 100); });
+  if (auto x = n["rate_interval_us"]) lv.rate_interval_ns = rd.nanoseconds(x, path + ".rate_interval_us", 1, 1e6, 1e3);
   if (auto x = n["rate_weight"]) lv.rate_weight = rd.real(x, path + ".rate_weight", 0.001, 1);
 }
 
@@ -121,13 +135,68 @@ void read_link_events(const ConfigReader& rd, const YAML::Node& n, const std::ma
     auto it = ports.find(port);
     if (it == ports.end()) rd.fail(e["port"], ep + ".port", fmt::format("port '{}' is referenced but not defined in ports", port));
     ev.port = it->second;
-    ev.at_ns = static_cast<uint64_t>(rd.real(e["at_s"], ep + ".at_s", 0, 1e6) * 1e9);
+    ev.at_ns = rd.nanoseconds(e["at_s"], ep + ".at_s", 0, 1e6, 1e9);
     const std::string state = rd.str(e["state"], ep + ".state");
     if (state != "up" && state != "down") rd.fail(e["state"], ep + ".state", "expected 'up' or 'down'");
     ev.up = state == "up";
     cfg.link_events.push_back(ev);
   }
   std::stable_sort(cfg.link_events.begin(), cfg.link_events.end(), [](auto& a, auto& b) { return a.at_ns < b.at_ns; });
+}
+
+void read_limits(const ConfigReader& rd, const YAML::Node& n, RouteLimits& limits) {
+  rd.keys(n, "limits", {"routes_v4", "routes_v6", "tbl8_v4", "tbl8_v6"});
+  auto get = [&](const char* key, uint32_t& dst, uint32_t hi) {
+    if (auto x = n[key]) dst = static_cast<uint32_t>(rd.integer(x, fmt::format("limits.{}", key), 1, hi));
+  };
+  get("routes_v4", limits.v4, kMaxRoutesV4);
+  get("routes_v6", limits.v6, kMaxRoutesV6);
+  get("tbl8_v4", limits.v4_tbl8, kMaxTbl8V4);
+  get("tbl8_v6", limits.v6_tbl8, kMaxTbl8V6);
+}
+
+RouteTableNeeds route_table_needs(const std::vector<RouteSpec>& routes) {
+  RouteTableNeeds n;
+  std::set<uint32_t> v4_groups;      // the /24s holding a longer prefix
+  std::set<std::string> v6_nodes;    // a node: the first k bytes (3 <= k < 16) of the prefixes under it
+  for (const RouteSpec& route : routes) {
+    const RouteSpec r = ConfigReader::masked(route);
+    ++(r.ipv6 ? n.v6 : n.v4);
+    if (r.depth <= 24) continue;
+    if (!r.ipv6) {
+      v4_groups.insert(static_cast<uint32_t>(r.addr[0]) << 16 | static_cast<uint32_t>(r.addr[1]) << 8 | r.addr[2]);
+      continue;
+    }
+    // The first level (tbl24) takes 3 bytes; each tbl8 below takes one more, down to the one
+    // holding bit `depth`: nodes keyed by the first 3 .. ceil(depth / 8) - 1 bytes.
+    for (int k = 3; k < (r.depth + 7) / 8; ++k) v6_nodes.emplace(reinterpret_cast<const char*>(r.addr), static_cast<std::size_t>(k));
+  }
+  n.v4_tbl8 = static_cast<uint32_t>(v4_groups.size());
+  n.v6_tbl8 = static_cast<uint32_t>(v6_nodes.size());
+  return n;
+}
+
+std::optional<LimitProblem> check_limits(const RouteLimits& l, const RouteTableNeeds& n) {
+  struct Row {
+    const char* key;
+    uint32_t limit, max, need;
+    std::string what;
+  };
+  const Row rows[] = {
+      {"routes_v4", l.v4, kMaxRoutesV4, n.v4, "IPv4 routes (the default route counts too)"},
+      {"routes_v6", l.v6, kMaxRoutesV6, n.v6, "IPv6 routes (the default route counts too)"},
+      {"tbl8_v4", l.v4_tbl8, kMaxTbl8V4, n.v4_tbl8, "IPv4 tbl8 groups (one per /24 holding a longer prefix)"},
+      {"tbl8_v6", l.v6_tbl8, kMaxTbl8V6, n.v6_tbl8,
+       "IPv6 tbl8 groups (one per 8 bits of a prefix beyond its first 24, shared by prefixes that agree)"},
+  };
+  for (const Row& r : rows) {
+    if (r.limit < 1 || r.limit > r.max) return LimitProblem{r.key, fmt::format("{} is out of range [1, {}]", r.limit, r.max)};
+    if (r.need > r.limit) {
+      const bool tbl8 = std::string_view(r.key).starts_with("tbl8");
+      return LimitProblem{r.key, fmt::format("{}{} {} but limits.{} is {}", tbl8 ? "routes need " : "", r.need, r.what, r.key, r.limit)};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace rs

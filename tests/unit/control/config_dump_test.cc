@@ -107,6 +107,7 @@ void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const std::stri
   RS_FIELD(mmu.pfcwd.detection_ns); RS_FIELD(mmu.pfcwd.restoration_ns); RS_FIELD(mmu.pfcwd.poll_ns);
   RS_FIELD(load_view.queue_thresholds_bytes); RS_FIELD(load_view.rate_thresholds_pct);
   RS_FIELD(load_view.rate_interval_ns); RS_FIELD(load_view.rate_weight);
+  RS_FIELD(route_limits.v4); RS_FIELD(route_limits.v6); RS_FIELD(route_limits.v4_tbl8); RS_FIELD(route_limits.v6_tbl8);
   RS_EACH(ports, equal_port);
   RS_EACH(groups, equal_group);
   RS_EACH(routes, equal_route);
@@ -230,6 +231,7 @@ queue_wred: {3: ROCE, 4: ROCE, 1: LOSSY}
 pfcwd: {detection_time: 400, restoration_time: 300, poll_interval: 100, action: forward}
 load_view: {queue_thresholds_bytes: [1, 2, 4, 8, 16, 32, 64], rate_thresholds_pct: [10, 20.5, 30, 40, 50, 60, 99.9],
             rate_interval_us: 12.5, rate_weight: 0.1}
+limits: {routes_v4: 1000, routes_v6: 3, tbl8_v6: 13}  # exactly full: 3 IPv6 routes; 2001:db8:1::5/128 needs 13 tbl8s
 ports:
   - name: h0
     mac: "02:00:00:00:00:10"
@@ -286,35 +288,56 @@ TEST(ConfigDump, RichConfigRoundTrips) {
   round_trip(c, "kRich");
 }
 
-// Implicit groups whose names clash with a named group, a prefix given twice in two spellings,
-// and a route with more next hops than a named group may have.
-TEST(ConfigDump, RouteGroupsThatCannotBeNamedRoundTrip) {
-  const char* y = R"(
+// A route's own group (port + mac, nexthops) is written in its route, spelled as the file
+// spelled it (its name keeps the text), up to 64 next hops; named groups go to nexthop_groups.
+TEST(ConfigDump, RouteGroupsAreWrittenInTheirRoutes) {
+  std::string y = R"(
 ports:
   - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}
   - {name: b, devargs: x}
 nexthop_groups:
-  - {name: "route:10.9.0.0/16", members: [{port: b, mac: "02:00:00:00:00:bb"}]}
+  - {name: "route", members: [{port: b, mac: "02:00:00:00:00:bb"}]}
 routes:
-  - {prefix: 10.8.0.0/16, group: "route:10.9.0.0/16"}
-  - {prefix: 10.11.0.0/16, group: "route:10.9.0.0/16"}
-  - {prefix: 10.11.0.0/0016, group: "route:10.9.0.0/16"}
-  - {prefix: 10.9.0.0/16, port: a, mac: "02:00:00:00:00:aa"}
-  - {prefix: 10.9.0.0/016, nexthops: [{port: a, mac: "02:00:00:00:00:aa", weight: 2}, {port: b, mac: "02:00:00:00:00:bb"}]}
-  - {prefix: 10.10.0.0/16, port: b, mac: "02:00:00:00:00:bb"}
-)";
-  const SwitchConfig c = load_config_text(y, "clash.yaml");
+  - {prefix: 10.8.0.0/16, group: "route"}
+  - {prefix: 10.9.0.0/016, port: a, mac: "02:00:00:00:00:aa"}
+  - {prefix: "2001:0DB8::/32", nexthops: [{port: a, mac: "02:00:00:00:00:aa", weight: 2}, {port: b, mac: "02:00:00:00:00:bb"}]}
+  - {prefix: 10.10.0.0/16, nexthops: [)";
+  for (int i = 0; i < 64; ++i) y += fmt::format("{}{{port: a, mac: \"02:00:00:00:01:{:02x}\"}}", i ? ", " : "", i);
+  const SwitchConfig c = load_config_text(y + "]}\n", "own.yaml");
   ASSERT_EQ(c.groups.size(), 4u);
-  EXPECT_EQ(c.groups[0].name, c.groups[1].name);  // the loader lets a route's own group repeat a name
-  const std::string d = round_trip(c, "clash");
-  EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.9.0.0/16, port: a,"));       // written as the loader made it
-  EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.11.0.0/016, group:"));       // the repeat, respelled
+  EXPECT_EQ(c.groups[1].name, "route:10.9.0.0/016");
+  const std::string d = round_trip(c, "own groups");
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.9.0.0/016, port: a,"));
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: \"2001:0DB8::/32\", nexthops:"));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("name: \"route:")));
+}
 
-  std::string wide = "ports:\n  - {name: a, devargs: x}\nroutes:\n  - {prefix: 10.0.0.0/8, nexthops: [";
-  for (int i = 0; i < 70; ++i) wide += fmt::format("{}{{port: a, mac: \"02:00:00:00:01:{:02x}\"}}", i ? ", " : "", i);
-  const SwitchConfig w = load_config_text(wide + "]}\n", "wide.yaml");
-  ASSERT_EQ(w.groups[0].members.size(), 70u);
-  EXPECT_THAT(round_trip(w, "70 next hops"), testing::HasSubstr("nexthops:"));
+// A running switch numbers its groups otherwise: one added after the routes' own groups, routes
+// in prefix order. The dump is the loader's order, the same groups and routes renumbered; its
+// reload dumps to the same text.
+TEST(ConfigDump, RunningStateIsRenumberedToTheLoadersOrder) {
+  SwitchConfig c = load_config_text(kDemoConfig, "<embedded demo>");
+  ASSERT_EQ(c.groups.size(), 4u);  // route:10.0.0.0/24 ... route:10.0.3.0/24
+  GroupSpec late;
+  late.name = "spine";
+  late.policy.name = "spray";
+  late.members = {c.groups[2].members[0], c.groups[3].members[0]};
+  c.groups.push_back(late);
+  RouteSpec r{};
+  r.addr[0] = 10, r.addr[1] = 9, r.depth = 16, r.group = 4;
+  c.routes.insert(c.routes.begin(), r);          // routes in prefix order, as RunningState::config() gives them
+  std::swap(c.routes[1], c.routes[4]);           // and the own groups no longer in route order
+  std::string d;
+  ASSERT_NO_THROW(d = dump_config(c));
+  const SwitchConfig again = load_config_text(d, "dump.yaml");
+  EXPECT_EQ(dump_config(again), d);
+  ASSERT_EQ(again.groups.size(), c.groups.size());
+  EXPECT_EQ(again.groups[0].name, "spine");
+  each(c.routes, again.routes, "routes", [&](const RouteSpec& a, const RouteSpec& b, const std::string& at) {
+    RS_FIELD(ipv6); RS_FIELD(depth);
+    EXPECT_EQ(std::string(a.addr, a.addr + 16), std::string(b.addr, b.addr + 16)) << at << ".addr";
+    equal_group(c.groups[a.group], again.groups[b.group], at + ".group");
+  });
 }
 
 // Different spellings of one state dump to one text.
@@ -359,6 +382,7 @@ TEST(ConfigDump, OneChangedFieldChangesTheText) {
           [](const SwitchConfig& c) { return c.groups[0].policy.params[0].second == 129; });
   differs("flow start", [](SwitchConfig& c) { c.ports[0].host.flows[0].start_ns += 1; },
           [](const SwitchConfig& c) { return c.ports[0].host.flows[0].start_ns == 100'000'001; });
+  differs("route limit", [](SwitchConfig& c) { c.route_limits.v4_tbl8 = 17; }, [](const SwitchConfig& c) { return c.route_limits.v4_tbl8 == 17; });
   // The pipeline is named by path; its content still shows, through the digest comment.
   SwitchConfig p = base;
   p.pipeline_text += "\n";
@@ -390,6 +414,7 @@ TEST(ConfigDump, InexpressibleStateIsRefused) {
       dump_config(c);
       ADD_FAILURE() << field << ": dumped";
     } catch (const std::invalid_argument& e) {
+      std::cout << "refused: " << e.what() << "\n";
       EXPECT_THAT(e.what(), testing::HasSubstr(field));
     }
   };
@@ -398,8 +423,40 @@ TEST(ConfigDump, InexpressibleStateIsRefused) {
   refused("ports[3].lossless.pg[4]", [](SwitchConfig& c) { c.ports[3].lossless.pg[4].xoff += 1; });
   refused("ports[*].lossless.pg[3].headroom", [](SwitchConfig& c) { c.ports[1].lossless.pg[3].headroom += 1; });
   refused("ports[4].lossless.pfc_quanta", [](SwitchConfig& c) { c.ports[4].lossless.pfc_quanta = 1; });
-  refused("nexthop_groups[4]", [](SwitchConfig& c) { c.groups[4].name = "spine"; c.groups[4].table_size = 128; });
+  refused("nexthop_groups[0] 'route:10.1.0.0/16'", [](SwitchConfig& c) { c.groups[0].name = "route:10.1.0.0/16"; });  // reserved, and not a plain route's own
+  refused("nexthop_groups[4] 'spine'", [](SwitchConfig& c) { c.groups[4].name = "spine"; c.groups[4].table_size = 128; });  // a repeated name
+  // Group 3 is route 10.0.0.0/24's own (kRich's routes[1]): written in that route, or not at all.
+  refused("nexthop_groups[3] 'route:10.0.0.0/24'", [](SwitchConfig& c) { c.routes[0].group = 3; });  // shared with another route
+  refused("nexthop_groups[3] 'route:10.0.0.0/24'", [](SwitchConfig& c) { c.routes[1].group = 0; });  // left without its route
+  refused("nexthop_groups[3] 'route:10.0.0.0/24'", [](SwitchConfig& c) { c.groups[3].policy.name = "spray"; });
+  refused("nexthop_groups[3] 'route:10.0.0.0/23'", [](SwitchConfig& c) { c.groups[3].name = "route:10.0.0.0/23"; });  // not its prefix
+  refused("nexthop_groups[6] 'route:2001:db8:1::5/128'", [](SwitchConfig& c) {  // 65 next hops
+    c.groups[6].members.assign(65, c.groups[6].members[0]);
+    c.groups[6].table_size = 128;
+  });
+  refused("routes[6].prefix", [](SwitchConfig& c) { c.routes.push_back(c.routes[0]); });  // 10.1.0.0/16 twice
+  refused("routes[0].prefix", [](SwitchConfig& c) { c.routes[0].addr[3] = 1; });           // 10.1.0.1/16: host bits
+  refused("route_limits.v6", [](SwitchConfig& c) { c.route_limits.v6 = 2; });
+  refused("route_limits.v6_tbl8", [](SwitchConfig& c) { c.route_limits.v6_tbl8 = 12; });
+  refused("route_limits.v4", [](SwitchConfig& c) { c.route_limits.v4 = 0; });
   refused("mmu.pfcwd.poll_ns", [](SwitchConfig& c) { c.mmu.pfcwd.poll_ns += 1; });
+}
+
+// Any nanosecond count within the loader's range dumps to a number the loader rounds back to it.
+TEST(ConfigDump, EveryNanosecondRoundTrips) {
+  SwitchConfig c = load_config_text("ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\"}}\n", "t.yaml");
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  std::vector<uint64_t> ns = {0, 1, 999'999'999, 1'000'999'999, 1'001'000'000, 123'456'789'012'345, 999'999'999'999'999, 1'000'000'000'000'000};
+  for (int i = 0; i < 200; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    ns.push_back(x % 1'000'000'000'000'001ull >> (i % 40));
+  }
+  for (uint64_t t : ns) c.link_events.push_back({0, t, true});
+  std::sort(c.link_events.begin(), c.link_events.end(), [](auto& a, auto& b) { return a.at_ns < b.at_ns; });
+  for (uint64_t us_ns : {1000ull, 1001ull, 4349ull, 999'999'999ull, 1'000'000'000ull}) {
+    c.load_view.rate_interval_ns = us_ns;
+    round_trip(c, fmt::format("rate_interval_ns {}", us_ns));
+  }
 }
 
 }  // namespace

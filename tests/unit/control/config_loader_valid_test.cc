@@ -5,11 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <string>
 #include <utility>
 
 #include "config_loader_helpers.h"
 #include "configs_embedded.h"
+#include "dataplane/routing/routing_policy.h"
+#include "dataplane/tables/route_bank.h"
 
 namespace rs {
 namespace {
@@ -298,6 +302,132 @@ TEST(ConfigLoader, HostPfcStorm) {
   EXPECT_EQ(st.start_ns, 1'500'000'000u);
   EXPECT_EQ(st.stop_ns, 2'000'000'000u);
   EXPECT_EQ(st.quanta, 100);
+}
+
+// Seconds, milliseconds and microseconds become the nearest nanosecond: 1.001 s is
+// 1001000000 ns (x * 1e9 is 1000999999.9999999, which a truncation would keep).
+TEST(ConfigLoader, TimesRoundToTheNearestNanosecond) {
+  SwitchConfig c = load_config_text(
+      "ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: \"02:00:00:00:00:aa\",\n"
+      "      flows: [{dst: 10.0.0.3, start_s: 1.001, stop_s: 4.35}],\n"
+      "      pfc_storm: {priority: 3, start_s: 0.009, stop_s: 2.3}}}\n"
+      "load_view: {rate_interval_us: 4.35}\n"
+      "link_events: [{port: a, at_s: 1.001, state: down}, {port: a, at_s: 0.000000001, state: up}]\n",
+      "t.yaml");
+  const HostSpec& h = c.ports[0].host;
+  EXPECT_EQ(h.flows[0].start_ns, 1'001'000'000u);
+  EXPECT_EQ(h.flows[0].stop_ns, 4'350'000'000u);
+  EXPECT_EQ(h.storm.start_ns, 9'000'000u);
+  EXPECT_EQ(h.storm.stop_ns, 2'300'000'000u);
+  EXPECT_EQ(c.load_view.rate_interval_ns, 4'350u);
+  ASSERT_EQ(c.link_events.size(), 2u);
+  EXPECT_EQ(c.link_events[0].at_ns, 1u);
+  EXPECT_EQ(c.link_events[1].at_ns, 1'001'000'000u);
+}
+
+TEST(ConfigLoader, QueueThresholdsAreWholeBytes) {
+  SwitchConfig c = load_config_text("load_view: {queue_thresholds_bytes: [0, 1, 2, 3, 4, 5, 1000000000000]}\n" + kTwoPorts, "q.yaml");
+  EXPECT_EQ(c.load_view.queue_thresholds_bytes[6], 1'000'000'000'000u);
+}
+
+// Distinct prefixes in any spelling, names that only look like the reserved one, and a
+// route with as many next hops as a group may have.
+TEST(ConfigLoader, DistinctPrefixesAndTheLargestRouteGroup) {
+  std::string y = with_port("name: b, devargs: x",
+                            "nexthop_groups:\n  - {name: routes, members: [{port: b, mac: \"02:00:00:00:00:01\"}]}\n"
+                            "  - {name: \"Route:x\", members: [{port: b, mac: \"02:00:00:00:00:01\"}]}\n"
+                            "routes:\n  - {prefix: 10.0.0.0/24, group: routes}\n  - {prefix: 10.0.0.0/025, group: \"Route:x\"}\n"
+                            "  - {prefix: 10.0.0.128/25, group: routes}\n  - {prefix: \"2001:0DB8::/32\", group: routes}\n"
+                            "  - {prefix: \"2001:db8::/33\", group: routes}\n  - {prefix: \"::ffff:10.0.0.0/120\", group: routes}\n"
+                            "  - {prefix: 10.0.0.0, group: routes}\n  - {prefix: 0.0.0.0/0, group: routes}\n  - {prefix: \"::/0\", group: routes}\n"
+                            "  - {prefix: 10.9.0.0/16, nexthops: [");
+  for (std::size_t i = 0; i < kMaxGroupMembers; ++i) {
+    char m[64];
+    std::snprintf(m, sizeof m, "%s{port: a, mac: \"02:00:00:00:01:%02zx\"}", i ? ", " : "", i);
+    y += m;
+  }
+  SwitchConfig c = load_config_text(y + "]}\n", "distinct.yaml");
+  ASSERT_EQ(c.routes.size(), 10u);
+  EXPECT_EQ(c.routes[1].depth, 25);
+  EXPECT_EQ(c.routes[6].depth, 32);
+  ASSERT_EQ(c.groups.size(), 3u);
+  EXPECT_EQ(c.groups[2].name, "route:10.9.0.0/16");
+  EXPECT_EQ(c.groups[2].members.size(), kMaxGroupMembers);
+}
+
+TEST(ConfigLoader, LimitsSizeTheRouteTables) {
+  const RouteLimits d;
+  SwitchConfig c = load_config_text(kTwoPorts, "none.yaml");
+  EXPECT_EQ(c.route_limits.v4, 65536u);
+  EXPECT_EQ(c.route_limits.v6, 16384u);
+  EXPECT_EQ(c.route_limits.v4_tbl8, 4096u);
+  EXPECT_EQ(c.route_limits.v6_tbl8, 4096u);
+  EXPECT_EQ(c.route_limits.v4, d.v4);
+  EXPECT_EQ(c.route_limits.v6_tbl8, d.v6_tbl8);
+  c = load_config_text("limits: {routes_v4: 16777216, routes_v6: 4194304, tbl8_v4: 16777216, tbl8_v6: 2097152}\n" + kTwoPorts, "max.yaml");
+  EXPECT_EQ(c.route_limits.v4, 1u << 24);
+  EXPECT_EQ(c.route_limits.v6, 1u << 22);
+  EXPECT_EQ(c.route_limits.v4_tbl8, 1u << 24);
+  EXPECT_EQ(c.route_limits.v6_tbl8, 1u << 21);
+  // Exactly full: 2 IPv4 routes (the default one counts), 1 IPv6 route.
+  c = load_config_text("limits: {routes_v4: 2, routes_v6: 1}\n" +
+                           with_port("name: b, devargs: x", "routes:\n  - {prefix: 0.0.0.0/0, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                                                            "  - {prefix: 10.0.0.0/8, port: b, mac: \"02:00:00:00:00:01\"}\n"
+                                                            "  - {prefix: \"2001:db8::/32\", port: b, mac: \"02:00:00:00:00:01\"}\n"),
+                       "full.yaml");
+  EXPECT_EQ(c.route_limits.v4, 2u);
+  EXPECT_EQ(c.route_limits.v6, 1u);
+  EXPECT_EQ(c.route_limits.v4_tbl8, 4096u);  // a key not given keeps its default
+}
+
+// The loader's tbl8 count is what rte_lpm and rte_lpm6 need: with the smallest tbl8 limits the
+// loader accepts, a route bank built with them takes every route; with one group less, the
+// loader refuses and so does DPDK.
+TEST(ConfigLoader, Tbl8CountIsWhatDpdkNeeds) {
+  std::string routes = "routes:\n";
+  for (const char* p : {"10.0.0.1/32", "10.0.0.128/25", "10.0.0.0/24", "10.0.1.0/24", "10.0.1.2/31", "10.0.2.4/30", "10.1.0.0/16",
+                        "10.1.0.0/28", "192.168.7.0/26", "2001:db8::/48", "2001:db8:0:1::/64", "2001:db8:100::/48", "2001:db8::/32",
+                        "2001:db8::1/128", "2001:db8:0:1::8/125", "fd00::/8", "fd00:1::/40", "fd00:1:0:ff00::/56", "::/0", "0.0.0.0/0"})
+    routes += std::string("  - {prefix: \"") + p + "\", port: b, mac: \"02:00:00:00:00:01\"}\n";
+  auto load = [&](uint32_t v4, uint32_t v6) {
+    return load_config_text("limits: {tbl8_v4: " + std::to_string(v4) + ", tbl8_v6: " + std::to_string(v6) + "}\n" +
+                                with_port("name: b, devargs: x", routes),
+                            "tbl8.yaml");
+  };
+  auto smallest = [&](bool v6) {
+    uint32_t n = 1;
+    for (;; ++n) {
+      try {
+        v6 ? load(4096, n) : load(n, 4096);
+        return n;
+      } catch (const ConfigError& e) {
+        EXPECT_EQ(e.path, v6 ? "limits.tbl8_v6" : "limits.tbl8_v4") << e.what();
+        if (n > 64) return 0u;
+      }
+    }
+  };
+  const uint32_t v4 = smallest(false), v6 = smallest(true);
+  EXPECT_EQ(v4, 5u);   // 10.0.0, 10.0.1, 10.0.2, 10.1.0, 192.168.7
+  // IPv6, a node per prefix of the first 3, 4, ... bytes down to the one holding the prefix's
+  // last bits: 2001:db8::/48 3 (bytes 3, 4, 5), 2001:db8:0:1::/64 2 more (6, 7), 2001:db8:100::/48
+  // 1 (5), 2001:db8::/32 none new, 2001:db8::1/128 8 (8..15), 2001:db8:0:1::8/125 8 (8..15),
+  // fd00:1::/40 2 (3, 4), fd00:1:0:ff00::/56 2 (5, 6).
+  EXPECT_EQ(v6, 26u);
+  auto fits = [&](uint32_t t4, uint32_t t6) {
+    SwitchConfig c = load(4096, 4096);
+    c.route_limits.v4_tbl8 = t4;
+    c.route_limits.v6_tbl8 = t6;
+    RouteBank bank(c.route_limits);
+    for (const RouteSpec& r : c.routes) {
+      const int rc = bank.add(r);
+      if (rc == -ENOSPC) return false;
+      EXPECT_EQ(rc, 0);
+    }
+    return true;
+  };
+  EXPECT_TRUE(fits(v4, v6));
+  EXPECT_FALSE(fits(v4 - 1, v6));
+  EXPECT_FALSE(fits(v4, v6 - 1));
 }
 
 }  // namespace
