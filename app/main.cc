@@ -17,6 +17,7 @@
 #include <grp.h>
 
 #include "control/config/config_loader.h"
+#include "control/runtime/captures.h"
 #include "control/runtime/control_api.h"
 #include "control/server/control_server.h"
 #include "app/eal_args.h"
@@ -310,6 +311,8 @@ int main(int argc, char** argv) {
           }
       throw rs::OpError{"object", fmt::format("no port or group '{}'", object)};
     });
+    rs::Captures captures(*sw, [&clock] { return clock.now_ns(); });
+    api.set_captures(&captures);
     std::unique_ptr<rs::ControlServer> server;
     if (opt.control_socket != "none") {
       rs::ServerOptions so;
@@ -370,6 +373,7 @@ int main(int argc, char** argv) {
       if (server) server->poll(1);  // requests are served here, between housekeeping steps
       else std::this_thread::sleep_for(std::chrono::milliseconds(1));
       if (obs) obs->serve_pending();
+      captures.poll();
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       sw->poll_links(clock.now_ns());
       sw->reclaim();

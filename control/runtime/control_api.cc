@@ -8,6 +8,7 @@
 #include "control/config/config_dump.h"
 #include "control/config/config_reader.h"
 #include "control/config/routing_config.h"
+#include "control/runtime/captures.h"
 #include "control/runtime/control_reads.h"
 
 namespace rs {
@@ -61,6 +62,9 @@ constexpr Op kOps[] = {
     {"state.hash", false, "a hash of the running state (of config.dump)"},
     {"limits", false, "what the control plane accepts at most, and what is used"},
     {"qos.get", false, "the classification maps in full"},
+    {"capture.start", false, "port, file, [direction (rx|tx|both), count, duration_s, snaplen]: write a port's packets to a pcapng file (an action, not part of the state)"},
+    {"capture.stop", false, "port: end a capture now"},
+    {"capture.list", false, "captures: file, packets written, copies lost, done"},
     {"help", false, "this list"},
 };
 
@@ -204,6 +208,44 @@ json ControlApi::read(const std::string& op, const json& args) {
                 {"tc_to_queue", q.tc_to_queue}, {"cnp_queue", q.cnp_queue}};
   }
   if (op == "state.hash") return json{{"hash", fmt::format("{:016x}", state_hash())}};
+  if (op.starts_with("capture.")) {
+    if (!captures_) throw OpError{"", "this switch does not capture"};
+    if (op == "capture.list") return captures_->list();
+    const ConfigReader rd("request");
+    json fields = args;
+    fields.erase("id");
+    const YAML::Node n = to_yaml(fields);
+    if (!n["port"]) throw OpError{"port", "missing"};
+    const std::string port = rd.str(n["port"], "port");
+    const int idx = state_.port_index(port);
+    if (idx < 0) throw OpError{"port", fmt::format("no port '{}'", port)};
+    if (op == "capture.stop") {
+      rd.keys(n, "", {"op", "port"});
+      if (!captures_->stop(static_cast<uint16_t>(idx))) throw OpError{"port", fmt::format("no capture running on '{}'", port)};
+      return captures_->list();
+    }
+    rd.keys(n, "", {"op", "port", "file", "direction", "count", "duration_s", "snaplen"});
+    CaptureSpec spec;
+    spec.port = static_cast<uint16_t>(idx);
+    if (!n["file"]) throw OpError{"file", "missing"};
+    spec.file = rd.str(n["file"], "file");
+    if (spec.file.empty() || spec.file[0] != '/') throw OpError{"file", "give an absolute path (the switch's working directory is not the client's)"};
+    if (auto d = n["direction"]) {
+      const std::string s = rd.str(d, "direction");
+      if (s == "rx") spec.dirs = CaptureTap::kRx;
+      else if (s == "tx") spec.dirs = CaptureTap::kTx;
+      else if (s != "both") throw OpError{"direction", "expected rx, tx or both"};
+    }
+    if (auto c = n["count"]) spec.count = static_cast<uint64_t>(rd.integer(c, "count", 0, INT64_MAX));
+    if (auto c = n["duration_s"]) spec.duration_s = rd.real(c, "duration_s", 0, 86400);
+    if (auto c = n["snaplen"]) spec.snaplen = static_cast<uint32_t>(rd.integer(c, "snaplen", 0, 65535));
+    try {
+      captures_->start(spec);
+    } catch (const std::runtime_error& e) {
+      throw OpError{std::string_view(e.what()).starts_with("cannot write") ? "file" : "port", e.what()};
+    }
+    return captures_->list();
+  }
   if (op == "counters") {
     const std::string object = args.contains("object") ? args["object"].get<std::string>() : "";
     if (!counters_) throw OpError{"", "this switch serves no counters"};

@@ -27,6 +27,9 @@ class ControlApi {
   using CountersFn = std::function<nlohmann::json(const std::string& object)>;
   ControlApi(RunningState& state, std::function<void()> wait, CountersFn counters = {});
 
+  // Captures (`capture.*`), served when the program gives them (null: none).
+  void set_captures(class Captures* c) { captures_ = c; }
+
   nlohmann::json handle(const nlohmann::json& request);
   // One request line in, one response line out (no newline); never throws: invalid JSON gets
   // an error response with id null.
@@ -44,6 +47,7 @@ class ControlApi {
   CountersFn counters_;
   Bmv2Cli p4_;                        // its handles live as long as the switch
   std::vector<std::string> output_;   // what the BMv2 commands of a request printed
+  class Captures* captures_ = nullptr;
 };
 
 }  // namespace rs

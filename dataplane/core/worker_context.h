@@ -21,6 +21,7 @@ class EgressPort;
 class SharedBuffer;
 class LoadView;
 class TcQueueMap;
+class CaptureTap;
 struct NexthopCounters;
 
 struct WorkerContext {
@@ -43,6 +44,7 @@ struct WorkerContext {
   FastRng rng;                                  // WRED/ECN draws; seeded per worker
   SharedBuffer* sb = nullptr;                   // set when some PG is lossless
   Tracer* tracer = nullptr;                     // per worker; null: tracing impossible
+  CaptureTap* tap = nullptr;                    // port captures (ports/capture_tap.h); null: none
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {

@@ -93,6 +93,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     if (!qsbr_ || rte_rcu_qsbr_init(qsbr_, cfg.workers) != 0) throw std::runtime_error("rcu init failed");
     fib_.set_qsbr(qsbr_);
     classify_.set_qsbr(qsbr_);
+    tap_ = std::make_unique<CaptureTap>(cfg.workers);
     publish_qos(cfg.qos);
     RouteLimits limits = cfg.route_limits;  // at least what the configuration starts with
     limits.v4 = std::max<uint32_t>(limits.v4, static_cast<uint32_t>(std::count_if(cfg.routes.begin(), cfg.routes.end(), [](auto& r) { return !r.ipv6; })));
@@ -111,6 +112,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       auto wk = std::make_unique<Worker>(w, spec, env, cfg.seed);
       wk->fib = &fib_;
       wk->classify = &classify_;
+      wk->ctx.tap = tap_.get();
       wk->qsbr = qsbr_;
       wk->wd_poll_ns = cfg.mmu.pfcwd.enabled ? cfg.mmu.pfcwd.poll_ns : 0;
       if (sb_->any_lossless()) wk->ctx.sb = sb_.get();

@@ -13,6 +13,7 @@
 #include "dataplane/switch/fib_writer.h"
 #include "dataplane/switch/switch_config.h"
 #include "dataplane/switch/worker.h"
+#include "dataplane/ports/capture_tap.h"
 #include "dataplane/ports/port.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/tm/queue/egress_port.h"
@@ -60,6 +61,8 @@ class Switch {
   // next loop, published as the FIB is. The lossless mapping (PGs, PFC) stays as configured.
   void publish_qos(const QosMaps& maps);
   const QosMaps& qos() const { return qos_; }
+  // Port captures: the control thread turns taps on and drains the copies (ports/capture_tap.h).
+  CaptureTap& tap() { return *tap_; }
   // Housekeeping on the control thread: frees the snapshots no worker sees any more and brings
   // the spare route bank up to date.
   void reclaim() {
@@ -126,6 +129,7 @@ class Switch {
   RcuSnapshot<Fib> fib_;
   std::unique_ptr<FibWriter> writer_;
   RcuSnapshot<TcQueueMap> classify_;
+  std::unique_ptr<CaptureTap> tap_;
   QosMaps qos_;  // what classify_ was compiled from
 };
 

@@ -2,6 +2,7 @@
 
 #include <rte_rcu_qsbr.h>
 
+#include "dataplane/ports/capture_tap.h"
 #include "dataplane/ports/port.h"
 #include "dataplane/tm/queue/load_view.h"
 #include "dataplane/tm/queue/egress_port.h"
@@ -69,6 +70,8 @@ void Worker::poll(uint64_t now_ns) {
       for (uint16_t i = 0; i < n; ++i) bytes += b.pkts[i]->pkt_len;
       counters.port_rx_pkts[port->id].add(n);
       counters.port_rx_bytes[port->id].add(bytes);
+      if (ctx.tap && ctx.tap->on(port->id, CaptureTap::kRx)) [[unlikely]]
+        ctx.tap->copy(id, port->id, CaptureTap::kRx, b.pkts, n, now_ns);
       ctx.rx_port = port->id;
       pipeline.run(b, ctx);  // consumes b
       flush_handoff();

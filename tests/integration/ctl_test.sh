@@ -249,6 +249,16 @@ fails 1 "p4bad.txt:2: act_prof_create_member: port 9" p4 "$T/p4bad.txt"
 [ "$(hash_now)" = "$before" ] || fail "p4: a bad line changed the state"
 pass "qos set/get and a BMv2 command file (selector group, route, dscp_to_tc); a bad line named, nothing applied"
 
+# ---- capture: a pcapng file tshark reads ---------------------------------------------------
+ok capture h1 rx "$T/h1.pcapng" --count 50
+has '^h1 +rx +50 ' "capture: 50 packets written"
+frames=$(tshark -r "$T/h1.pcapng" 2>/dev/null | wc -l)
+[ "$frames" = 50 ] || fail "capture: tshark reads $frames frames, not 50"
+roce=$(tshark -r "$T/h1.pcapng" -Y 'infiniband.bth.opcode' -T fields -e frame.interface_name 2>/dev/null | sort | uniq -c)
+echo "$roce" | grep -qE '^ +50 h1$' || fail "capture: tshark does not see 50 RoCE packets on interface h1: $roce"
+fails 2 "a capture ends at its first limit" capture h1 rx "$T/x.pcapng"
+pass "capture: 50 RoCE frames from h1 in a pcapng file that tshark decodes"
+
 # ---- the peer check: a user the switch does not allow --------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
   cp "$CTL" "$T/roceswitch-ctl"  # readable by nobody whatever the source tree's modes

@@ -1,5 +1,6 @@
 #include "dataplane/tm/queue/egress_port.h"
 
+#include "dataplane/ports/capture_tap.h"
 #include "dataplane/ports/port.h"
 #include "dataplane/routing/routing_policy.h"
 
@@ -322,6 +323,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   if (track_pg_) release_pgs(out, n);
   dirty_ |= served;
   publish_counters();
+  if (ctx.tap && ctx.tap->on(id_, CaptureTap::kTx)) [[unlikely]] ctx.tap->copy(ctx.worker, id_, CaptureTap::kTx, out, n, ctx.now_ns);
   const uint16_t sent = port_->tx_burst(out, n, ctx.now_ns);
   for (uint16_t i = sent; i < n; ++i) {
     bytes -= out[i]->pkt_len;
