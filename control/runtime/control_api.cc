@@ -46,7 +46,7 @@ struct Op {
   const char* help;
 };
 constexpr Op kOps[] = {
-    {"route.add", true, "prefix, group[, replace]: route a prefix (IPv4 or IPv6, /0 allowed) to a group"},
+    {"route.add", true, "prefix, and group (a group's name), or port + mac (one next hop), or nexthops [{port, mac, weight}]; [replace]: route a prefix (IPv4 or IPv6, /0 allowed), as routes[] in the config"},
     {"route.del", true, "prefix: remove a route"},
     {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size]: a next-hop group, as in nexthop_groups[]"},
     {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
@@ -103,11 +103,28 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     return n[key];
   };
   if (op == "route.add" || op == "route.del") {
-    rd.keys(n, "", {"op", "prefix", "group", "replace"});
-    const RouteSpec r = rd.prefix(need("prefix"), "prefix");
-    if (op == "route.del") return state_.route_del(index, r);
+    rd.keys(n, "", {"op", "prefix", "group", "port", "mac", "nexthops", "replace"});
+    const RouteSpec r = rd.route_prefix(need("prefix"), "prefix");
+    if (op == "route.del") {
+      rd.keys(n, "", {"op", "prefix"});
+      return state_.route_del(index, r);
+    }
     const bool replace = n["replace"] ? rd.boolean(n["replace"], "replace") : false;
-    return state_.route_add(index, r, rd.str(need("group"), "group"), replace);
+    // The config's three forms: a group by name, one next hop (port + mac), or several.
+    const int forms = (n["group"] ? 1 : 0) + (n["port"] ? 1 : 0) + (n["nexthops"] ? 1 : 0);
+    if (forms != 1) throw OpError{"", "give exactly one of: group, port (+ mac), nexthops"};
+    if (n["group"]) return state_.route_add(index, r, rd.str(n["group"], "group"), replace);
+    std::vector<GroupMemberSpec> members;
+    if (n["port"]) {
+      members.push_back(read_member(rd, n, "", ports, true));
+    } else {
+      rd.seq(n["nexthops"], "nexthops");
+      if (n["nexthops"].size() == 0 || n["nexthops"].size() > kMaxGroupMembers)
+        throw OpError{"nexthops", fmt::format("{} next hops; a route has 1 to {}", n["nexthops"].size(), kMaxGroupMembers)};
+      for (std::size_t k = 0; k < n["nexthops"].size(); ++k)
+        members.push_back(read_member(rd, n["nexthops"][k], fmt::format("nexthops[{}]", k), ports));
+    }
+    return state_.route_add_own(index, r, std::move(members), replace);
   }
   if (op == "group.add") {
     YAML::Node g = YAML::Clone(n);
@@ -117,6 +134,8 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
   if (op == "group.set") {
     rd.keys(n, "", {"op", "name", "members", "policy", "policy_by_tc", "table_size"});
     const std::string name = rd.str(need("name"), "name");
+    if (name.starts_with(kRouteGroupPrefix))
+      throw OpError{"name", fmt::format("'{}' is a route's own group: it changes with its route (route.add with replace)", name)};
     const auto id = state_.group_id(name);
     if (!id) throw OpError{"name", fmt::format("no group '{}'", name)};
     GroupSpec g = *state_.group(*id);
@@ -157,7 +176,10 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
   }
   if (op == "group.del") {
     rd.keys(n, "", {"op", "name"});
-    return state_.group_del(index, rd.str(need("name"), "name"));
+    const std::string name = rd.str(need("name"), "name");
+    if (name.starts_with(kRouteGroupPrefix))
+      throw OpError{"name", fmt::format("'{}' is a route's own group: it goes with its route (route.del)", name)};
+    return state_.group_del(index, name);
   }
   if (op == "p4.cli") {
     if (!args.contains("lines") || !args["lines"].is_array()) throw OpError{"lines", "expected a list of command lines"};

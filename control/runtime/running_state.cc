@@ -1,5 +1,7 @@
 #include "control/runtime/running_state.h"
 
+#include "control/config/routing_config.h"
+
 #include <arpa/inet.h>
 #include <fmt/core.h>
 
@@ -108,11 +110,40 @@ uint32_t RunningState::alloc_nexthop() {
   return nh_count_++;
 }
 
+namespace {
+std::string own_name(const RouteKey& k) { return kRouteGroupPrefix + format_prefix(k); }
+}  // namespace
+
+void RunningState::drop_own_group(std::size_t op, uint32_t gid, const RouteKey& k) {
+  if (groups_[gid] && groups_[gid]->name == own_name(k) && refs_[gid] == 0) group_del(op, own_name(k));
+}
+
+void RunningState::route_add_own(std::size_t op, const RouteSpec& r, std::vector<GroupMemberSpec> own_members, bool replace) {
+  require_txn();
+  const RouteKey k = route_key(r);
+  GroupSpec g;
+  g.name = own_name(k);
+  g.members = std::move(own_members);
+  uint32_t w = 0;
+  for (auto& m : g.members) w += m.weight;
+  while (g.table_size < w) g.table_size <<= 1;
+  if (routes_.count(k) && !replace)
+    throw OpError{"prefix", fmt::format("route {} exists; replace: true changes it (roceswitch-ctl: --replace)", format_prefix(k))};
+  if (const auto id = group_id(g.name)) {
+    group_set(op, std::move(g));
+  } else {
+    group_add(op, std::move(g));
+  }
+  route_add(op, r, own_name(k), true);
+}
+
 void RunningState::route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace) {
   require_txn();
   const auto gid = group_id(group);
   if (!gid) throw OpError{"group", fmt::format("no group '{}'", group)};
   const RouteKey k = route_key(r);
+  if (group.starts_with(kRouteGroupPrefix) && group != own_name(k))
+    throw OpError{"group", fmt::format("'{}' is a route's own group; name a group of nexthop_groups, or give port + mac or nexthops", group)};
   auto it = routes_.find(k);
   std::optional<uint32_t> before;
   if (it != routes_.end()) {
@@ -142,6 +173,7 @@ void RunningState::route_add(std::size_t op, const RouteSpec& r, const std::stri
   RouteSpec spec = masked(r);
   spec.group = *gid;
   txn_.changes.push_back({spec, false, before, op});
+  if (before && *before != *gid) drop_own_group(op, *before, k);
 }
 
 void RunningState::route_del(std::size_t op, const RouteSpec& r) {
@@ -159,6 +191,7 @@ void RunningState::route_del(std::size_t op, const RouteSpec& r) {
     ++count_[k.ipv6];
   });
   txn_.changes.push_back({masked(r), true, before, op});
+  drop_own_group(op, before, k);
 }
 
 void RunningState::group_add(std::size_t op, GroupSpec g) {
@@ -302,6 +335,7 @@ SwitchConfig RunningState::config() const {
     c.routes.push_back(r);
   }
   for (std::size_t p = 0; p < c.ports.size(); ++p) c.ports[p].admin_up = admin_[p];
+  c.route_limits = sw_.fib_writer().limits();  // what the switch holds (it may have raised them to fit)
   return c;
 }
 

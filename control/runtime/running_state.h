@@ -59,7 +59,11 @@ class RunningState {
   }
 
   // Operations; each throws OpError and leaves the model as it was before it.
+  // A route names a group of nexthop_groups, or its own group (`route:PREFIX`, as the config's
+  // port + mac and nexthops forms make): own_members gives the latter, created or changed with
+  // the route. A route's own group goes when its route goes or names another group.
   void route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace);
+  void route_add_own(std::size_t op, const RouteSpec& r, std::vector<GroupMemberSpec> own_members, bool replace);
   void route_del(std::size_t op, const RouteSpec& r);
   void group_add(std::size_t op, GroupSpec g);
   void group_set(std::size_t op, GroupSpec g);  // replaces the group of that name, id kept
@@ -88,6 +92,7 @@ class RunningState {
  private:
   void require_txn() const;
   uint32_t alloc_nexthop();
+  void drop_own_group(std::size_t op, uint32_t gid, const RouteKey& k);
   void mark_group(uint32_t id);
 
   Switch& sw_;

@@ -112,10 +112,16 @@ ok group list spine --json
 jtrue "j[0]['policy']['name'] == 'spray' and j[0]['policy_by_tc']['3']['name'] == 'drill' and len(j[0]['members']) == 2" "group set: policy replaced, members kept"
 ok counters spine --json
 jtrue "j['name'] == 'spine' and [m['port'] for m in j['members']] == ['h1', 'h2']" "counters spine: the group's members"
-ok route add 10.9.0.0/16 group "route:10.0.1.0/24" --replace
-ok route list 10.9.0.0/16 --json
-jtrue "j['routes'][0]['group'] == 'route:10.0.1.0/24'" "route add --replace"
-fails 1 "^roceswitch-ctl: name: group 'route:10\.0\.1\.0/24' is used by 2 route" group del "route:10.0.1.0/24"
+fails 1 "^roceswitch-ctl: group: 'route:10\.0\.1\.0/24' is a route's own group" route add 10.9.0.0/16 group "route:10.0.1.0/24" --replace
+fails 1 "^roceswitch-ctl: name: 'route:10\.0\.1\.0/24' is a route's own group" group del "route:10.0.1.0/24"
+fails 1 "^roceswitch-ctl: name: group 'spine' is used by 1 route" group del spine
+# A route with next hops of its own: its group comes and goes with it.
+ok route add 10.11.0.0/16 nexthops h1=02:00:00:00:aa:01,h2=02:00:00:00:aa:02*3
+ok group list route:10.11.0.0/16 --json
+jtrue "[(m['port'], m['weight']) for m in j[0]['members']] == [('h1', 1), ('h2', 3)]" "route add nexthops: its own group"
+ok route add 10.11.0.0/16 group spine --replace
+fails 1 "^roceswitch-ctl: name: no group 'route:10\.11\.0\.0/16'" group list route:10.11.0.0/16
+ok route del 10.11.0.0/16
 ok route del 10.9.0.0/16
 ok route list 10.9.0.0/16 --json
 jtrue "j['routes'] == [] and j['total'] == 0" "route del: the route is gone"

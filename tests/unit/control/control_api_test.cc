@@ -80,8 +80,9 @@ TEST(ControlApi, RouteAddListDeleteAndTrafficFollows) {
   EXPECT_EQ(r.ok({{"op", "route.list"}, {"prefix", "2001:db8::/16"}})["total"], 1);
   EXPECT_EQ(r.ok({{"op", "route.list"}, {"limit", 2}})["routes"].size(), 2u);
 
-  // Host bits do not count: 10.9.1.0/16 is the route 10.9.0.0/16.
-  r.ok({{"id", 6}, {"op", "route.del"}, {"prefix", "10.9.1.0/16"}});
+  // A prefix with host bits set is refused, as in the config (Linux's ip route does the same).
+  EXPECT_FALSE(r.call({{"id", 6}, {"op", "route.del"}, {"prefix", "10.9.1.0/16"}})["ok"].get<bool>());
+  r.ok({{"id", 7}, {"op", "route.del"}, {"prefix", "10.9.0.0/16"}});
   EXPECT_EQ(r.ok({{"op", "route.list"}})["total"], 5);
   // Without a route the flow is dropped as no_route.
   r.ok({{"op", "route.del"}, {"prefix", "10.0.1.0/24"}});
@@ -140,6 +141,52 @@ TEST(ControlApi, GroupsAddSetDeleteKeepMemberNexthops) {
   const std::size_t slots = r.state.group_slots();
   r.ok({{"op", "group.add"}, {"name", "again"}, {"members", json::array({{{"port", "h2"}, {"mac", "02:00:00:00:aa:02"}}})}});
   EXPECT_EQ(r.state.group_slots(), slots);
+}
+
+TEST(ControlApi, RoutesWithNextHopsOfTheirOwn) {
+  // The config's three route forms at run time: a group's name, port + mac, nexthops. A route's
+  // own group (route:PREFIX) is made, changed and removed with its route, and only with it.
+  SwitchConfig cfg = four_hosts();
+  add_host_flow(cfg, 0, 1, 0.5, kQpA, 1024);
+  Rig r(cfg);
+  const std::string hash0 = r.ok({{"op", "state.hash"}})["hash"];
+  r.ok({{"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"replace", true},
+        {"nexthops", json::array({{{"port", "h2"}, {"mac", "02:00:00:00:aa:02"}}, {{"port", "h3"}, {"mac", "02:00:00:00:aa:03"}, {"weight", 3}}})}});
+  json g = r.ok({{"op", "group.list"}, {"name", "route:10.0.1.0/24"}})[0];
+  ASSERT_EQ(g["members"].size(), 2u);
+  EXPECT_EQ(g["members"][1]["weight"], 3);
+  r.run(2 * kMs);
+  EXPECT_GT(r.rx(3, 0, kQpA), 0u);
+  r.ok({{"op", "route.add"}, {"prefix", "10.5.0.0/16"}, {"port", "h2"}, {"mac", "02:00:00:00:aa:02"}});
+  EXPECT_EQ(r.ok({{"op", "group.list"}, {"name", "route:10.5.0.0/16"}})[0]["members"].size(), 1u);
+
+  // Only its route uses a route's own group.
+  json bad = r.call({{"op", "route.add"}, {"prefix", "10.6.0.0/16"}, {"group", "route:10.5.0.0/16"}});
+  EXPECT_EQ(bad["error"]["field"], "group") << bad.dump();
+  bad = r.call({{"op", "group.set"}, {"name", "route:10.5.0.0/16"}, {"policy", "spray"}});
+  EXPECT_EQ(bad["error"]["field"], "name") << bad.dump();
+  bad = r.call({{"op", "group.del"}, {"name", "route:10.5.0.0/16"}});
+  EXPECT_EQ(bad["error"]["field"], "name") << bad.dump();
+  bad = r.call({{"op", "route.add"}, {"prefix", "10.7.0.0/16"}, {"port", "h2"}, {"group", "to_h1"}});
+  EXPECT_NE(bad["error"]["reason"].get<std::string>().find("exactly one of"), std::string::npos) << bad.dump();
+  bad = r.call({{"op", "route.add"}, {"prefix", "10.7.1.0/16"}, {"group", "to_h1"}});
+  EXPECT_NE(bad["error"]["reason"].get<std::string>().find("host bits"), std::string::npos) << bad.dump();
+
+  // A dump restarts into the same state, route groups and all.
+  const std::string hash = r.ok({{"op", "state.hash"}})["hash"];
+  Rig r2(load_config_text(r.ok({{"op", "config.dump"}})["yaml"], "dump.yaml"));
+  EXPECT_EQ(r2.ok({{"op", "state.hash"}})["hash"], hash);
+
+  // Back to the start: the own groups go with their routes (named elsewhere or deleted).
+  r.ok({{"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"port", "h1"}, {"mac", "02:00:00:00:aa:01"}, {"replace", true}});
+  r.ok({{"op", "route.del"}, {"prefix", "10.5.0.0/16"}});
+  EXPECT_FALSE(r.call({{"op", "group.list"}, {"name", "route:10.5.0.0/16"}})["ok"].get<bool>());
+  json back = r.ok({{"op", "group.list"}});
+  std::vector<std::string> names;
+  for (auto& x : back) names.push_back(x["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"to_h0", "to_h1", "to_h2", "to_h3", "route:10.0.1.0/24"}));
+  r.ok({{"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"group", "to_h1"}, {"replace", true}});
+  EXPECT_EQ(r.ok({{"op", "state.hash"}})["hash"], hash0) << "the route's own group went when the route named a group";
 }
 
 TEST(ControlApi, PortAdminDownAndUp) {
