@@ -65,6 +65,9 @@ constexpr Op kOps[] = {
     {"capture.start", false, "port, file, [direction (rx|tx|both), count, duration_s, snaplen]: write a port's packets to a pcapng file (an action, not part of the state)"},
     {"capture.stop", false, "port: end a capture now"},
     {"capture.list", false, "captures: file, packets written, copies lost, done"},
+    {"trace.start", false, "count, [every]: trace the next count packets each worker receives (then 1 in every), an action"},
+    {"trace.get", false, "ready, and when it is, the trace as text: one line a stage a packet"},
+    {"trace.stop", false, "end a trace (a 1-in-K one never ends by itself) and return it"},
     {"help", false, "this list"},
 };
 
@@ -267,6 +270,29 @@ json ControlApi::read(const std::string& op, const json& args) {
       throw OpError{std::string_view(e.what()).starts_with("cannot write") ? "file" : "port", e.what()};
     }
     return captures_->list();
+  }
+  if (op.starts_with("trace.")) {
+    Switch& sw = const_cast<Switch&>(state_.sw());
+    if (op == "trace.start") {
+      const ConfigReader rd("request");
+      json fields = args;
+      fields.erase("id");
+      const YAML::Node n = to_yaml(fields);
+      rd.keys(n, "", {"op", "count", "every"});
+      if (!n["count"]) throw OpError{"count", "missing"};
+      const auto count = static_cast<uint32_t>(rd.integer(n["count"], "count", 0, 1 << 16));
+      const auto every = n["every"] ? static_cast<uint32_t>(rd.integer(n["every"], "every", 0, UINT32_MAX)) : 0u;
+      sw.request_trace(count, every);
+      return json{{"started", true}};
+    }
+    if (op == "trace.stop") {
+      sw.stop_trace();
+      // The workers acknowledge on their next poll; a stepped switch is polled by wait_.
+      for (int i = 0; i < 100000 && !sw.trace_ready(); ++i)
+        if (wait_) wait_();
+    }
+    if (!sw.trace_ready()) return json{{"ready", false}};
+    return json{{"ready", true}, {"text", sw.trace_text()}};
   }
   if (op == "counters") {
     const std::string object = args.contains("object") ? args["object"].get<std::string>() : "";

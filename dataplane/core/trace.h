@@ -34,6 +34,12 @@ class Tracer {
     since_ = 0;
   }
   bool active() const { return (first_left_ != 0 || every_ != 0) && !full(); }
+  // Forgets what was traced, ready to trace anew (the capacity stays: add() never allocates).
+  void restart(uint32_t first, uint32_t every) {
+    records_.clear();
+    next_id_ = 0;
+    configure(first, every);
+  }
   // The id for a packet just received, or 0 when it is not to be traced.
   uint16_t take() {
     if (full() || next_id_ == 0xFFFF) return 0;

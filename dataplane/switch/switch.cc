@@ -200,6 +200,23 @@ void Switch::set_trace(uint32_t first, uint32_t every) {
   for (auto& w : workers_) w->tracer.configure(first, every);
 }
 
+void Switch::trace_request(uint32_t first, uint32_t every, bool keep) {
+  for (auto& w : workers_) {
+    w->trace_req.keep.store(keep, std::memory_order_relaxed);
+    w->trace_req.first.store(first, std::memory_order_relaxed);
+    w->trace_req.every.store(every, std::memory_order_relaxed);
+    w->trace_req.seq.fetch_add(1, std::memory_order_release);
+  }
+}
+
+bool Switch::trace_ready() const {
+  for (auto& w : workers_)
+    if (w->trace_req.seen.load(std::memory_order_acquire) != w->trace_req.seq.load(std::memory_order_relaxed) ||
+        !w->trace_req.idle.load(std::memory_order_acquire))
+      return false;
+  return true;
+}
+
 std::string Switch::trace_text() const {
   std::vector<std::string> names;
   for (auto& p : ports_) names.push_back(p->name);

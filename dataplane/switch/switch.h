@@ -78,8 +78,17 @@ class Switch {
   // Per-packet trace (core/trace.h): every worker traces the next `first` packets it
   // receives, then 1 in `every`. Before the workers start, or while they are stopped.
   void set_trace(uint32_t first, uint32_t every);
-  // What the workers traced, as text (Pipeline::format_trace), worker by worker.
+  // What the workers traced, as text (Pipeline::format_trace), worker by worker: while they
+  // are stopped, or once trace_ready().
   std::string trace_text() const;
+  // The same while the workers run (the control plane's `trace`): every worker restarts its
+  // trace on its next poll; trace_ready() is true once each has done so and stopped writing
+  // (its first N traced and no 1-in-K asked, or its buffer full). stop_trace() ends one and
+  // keeps what it traced.
+  void request_trace(uint32_t first, uint32_t every) { trace_request(first, every, false); }
+  void stop_trace() { trace_request(0, 0, true); }
+  bool trace_ready() const;
+  void trace_request(uint32_t first, uint32_t every, bool keep);
 
   SwitchTotals totals() const;
   // Drops of lossless-class packets (queues a pfc_enable priority maps to), shutdown aside.

@@ -44,6 +44,16 @@ void Worker::poll(uint64_t now_ns) {
   // One snapshot per loop: every stage of every burst in this loop sees the same tables.
   ctx.fib = fib->load();
   if (classify) ctx.classify = classify->load();
+  if (const uint32_t seq = trace_req.seq.load(std::memory_order_acquire); seq != trace_seen_) [[unlikely]] {
+    const uint32_t first = trace_req.first.load(std::memory_order_relaxed), every = trace_req.every.load(std::memory_order_relaxed);
+    if (trace_req.keep.load(std::memory_order_relaxed)) tracer.configure(first, every);
+    else tracer.restart(first, every);
+    // Busy before seen: the control thread must not take a restarted tracer for a finished one.
+    trace_idle_ = !tracer.active();
+    trace_req.idle.store(trace_idle_, std::memory_order_relaxed);
+    trace_seen_ = seq;
+    trace_req.seen.store(seq, std::memory_order_release);
+  }
   counters.loops.inc();
   Burst b;
   const uint64_t up = ctx.load ? ctx.load->up_mask() : ~uint64_t{0};
@@ -97,6 +107,10 @@ void Worker::poll(uint64_t now_ns) {
     for (EgressPort* e : tx_ports) e->watchdog_tick(ctx);
     next_wd_ns_ = next_wd_ns_ == 0 ? now_ns + wd_poll_ns : next_wd_ns_ + wd_poll_ns;
     if (next_wd_ns_ <= now_ns) next_wd_ns_ = now_ns + wd_poll_ns;  // fell behind: no burst of ticks
+  }
+  if (const bool idle = !tracer.active(); idle != trace_idle_) [[unlikely]] {
+    trace_idle_ = idle;
+    trace_req.idle.store(idle, std::memory_order_release);
   }
   if (qsbr) rte_rcu_qsbr_quiescent(qsbr, id);
 }

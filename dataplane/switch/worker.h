@@ -40,7 +40,16 @@ class Worker {
   uint64_t wd_poll_ns = 0;  // PFC watchdog interval; 0 = off
   rte_rcu_qsbr* qsbr = nullptr;
   WorkerCounters counters;
-  Tracer tracer;  // configured by the control side between runs (Switch::set_trace)
+  Tracer tracer;  // configured by the control side between runs (Switch::set_trace), or by a request
+  // A trace asked for while the worker runs (Switch::request_trace): the worker restarts its
+  // tracer when `seq` moves and says when it has stopped writing records (`idle`), after
+  // which the control thread may read them. One load per poll when nothing is asked.
+  struct TraceRequest {
+    std::atomic<uint32_t> seq{0}, first{0}, every{0};
+    std::atomic<uint32_t> seen{0};
+    std::atomic<bool> keep{false};  // stop tracing but keep the records (else start afresh)
+    std::atomic<bool> idle{true};
+  } trace_req;
   WorkerContext ctx;
   Pipeline pipeline;
   std::unique_ptr<NexthopCounters[]> nexthop_counters;  // kMaxNexthops of them
@@ -49,6 +58,8 @@ class Worker {
   void flush_handoff();
   Burst handoff_[kMaxWorkers];
   uint64_t next_wd_ns_ = 0;
+  uint32_t trace_seen_ = 0;
+  bool trace_idle_ = true;
 };
 
 }  // namespace rs

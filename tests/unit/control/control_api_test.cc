@@ -242,6 +242,31 @@ TEST(ControlApi, QosMapsChangeOnTheRunningSwitch) {
   EXPECT_EQ(r.ok({{"op", "qos.get"}})["tc_to_queue"][1], 1);
 }
 
+TEST(ControlApi, TraceWhileTheSwitchRuns) {
+  SwitchConfig cfg = four_hosts();
+  add_host_flow(cfg, 0, 1, 0.5, kQpA, 1024);
+  Rig r(cfg);
+  r.run(100 * kUs);
+  r.ok({{"op", "trace.start"}, {"count", 2}});
+  EXPECT_FALSE(r.ok({{"op", "trace.get"}})["ready"].get<bool>()) << "ready before any worker restarted its trace";
+  r.run(200 * kUs);
+  json t = r.ok({{"op", "trace.get"}});
+  ASSERT_TRUE(t["ready"].get<bool>());
+  const std::string text = t["text"];
+  EXPECT_NE(text.find("packet 1 (worker 0): received on port 0 (h0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("packet 2 (worker 0)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("packet 3 "), std::string::npos) << text;
+  EXPECT_NE(text.find("-> enqueue queue"), std::string::npos) << text;
+  // 1 in K never ends by itself: stop returns what was traced so far.
+  r.ok({{"op", "trace.start"}, {"count", 0}, {"every", 10}});
+  r.run(500 * kUs);
+  EXPECT_FALSE(r.ok({{"op", "trace.get"}})["ready"].get<bool>());
+  t = r.ok({{"op", "trace.stop"}});
+  ASSERT_TRUE(t["ready"].get<bool>());
+  EXPECT_NE(t["text"].get<std::string>().find("packet 1 "), std::string::npos);
+  EXPECT_FALSE(r.call({{"op", "trace.start"}})["ok"].get<bool>()) << "count is required";
+}
+
 struct Bad {
   json op;
   const char* field;
