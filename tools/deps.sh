@@ -3,7 +3,7 @@
 # Sourced or run by tools/demo.sh and tools/test.sh; needs root (or sudo) on Debian 12.
 set -euo pipefail
 
-# libcivetweb-dev serves /metrics (app/observability.cc); prometheus (the server) and curl scrape
+# libcivetweb-dev serves /metrics (app/metrics_http.cc); prometheus (the server) and curl scrape
 # it in tests/integration/metrics_test.sh, which starts its own server: the service Debian
 # enables on install is stopped below when this script installed the package.
 RS_PACKAGES=(dpdk dpdk-dev libdpdk-dev rdma-core libibverbs-dev libfmt-dev nlohmann-json3-dev

@@ -265,10 +265,17 @@ echo "$roce" | grep -qE '^ +50 h1$' || fail "capture: tshark does not see 50 RoC
 fails 2 "a capture ends at its first limit" capture h1 rx "$T/x.pcapng"
 pass "capture: 50 RoCE frames from h1 in a pcapng file that tshark decodes"
 
+# ---- trace: a packet's walk through the running pipeline ----------------------------------
+ok trace 1
+has '^packet 1 \(worker 0\): received on port [0-9] \(h[0-9]\)' "trace: the arrival line"
+has '^  ipv4_forward/ipv4_route: dst 10\.0\.0\.2 ' "trace: the route step"
+pass "trace: one packet followed through the pipeline of the running switch"
+
 # ---- the peer check: a user the switch does not allow --------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
   cp "$CTL" "$T/roceswitch-ctl"  # readable by nobody whatever the source tree's modes
   chmod 0755 "$T/roceswitch-ctl"
+  cp -r "$REPO_ROOT/tools/roceswitch_ctl" "$T/" && chmod -R a+rX "$T/roceswitch_ctl"  # the modules it imports
   nobody() {
     set +e
     timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$T/roceswitch-ctl" --socket "$SOCK" port list >"$OUT" 2>"$ERR"

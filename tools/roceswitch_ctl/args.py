@@ -1,0 +1,86 @@
+"""The arguments' types (argparse's type=) and the operation fields built from them."""
+
+import argparse
+
+from .client import UsageError
+
+
+def scalar(text):
+    """A parameter's value as the YAML configuration would read it: int, float, bool or string."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return {'true': True, 'false': False}.get(text.lower(), text)
+
+
+def keyvals(text):
+    """K=V[,K=V...] -> [(K, V)]"""
+    out = []
+    for item in filter(None, text.split(',')):
+        k, sep, v = item.partition('=')
+        if not sep or not k:
+            raise argparse.ArgumentTypeError(f"'{item}': expected KEY=VALUE")
+        out.append((k, scalar(v)))
+    return out
+
+
+def members(text):
+    """PORT=MAC[*WEIGHT][,...] -> [{port, mac, weight?}]"""
+    out = []
+    for item in filter(None, text.split(',')):
+        port, sep, rest = item.partition('=')
+        mac, star, weight = rest.partition('*')
+        if not sep or not port or not mac or (star and not weight.isdigit()):
+            raise argparse.ArgumentTypeError(f"'{item}': expected PORT=MAC[*WEIGHT]")
+        out.append({'port': port, 'mac': mac, **({'weight': int(weight)} if star else {})})
+    return out
+
+
+def nexthops_arg(text):
+    try:
+        return members(text)
+    except argparse.ArgumentTypeError as e:
+        raise UsageError(f'nexthops: {e}') from None
+
+
+def tc_policy(text):
+    """TC=NAME[:K=V...] -> (TC, policy); 'none' clears the map."""
+    if text == 'none':
+        return None
+    tc, sep, rest = text.partition('=')
+    if not sep or not tc.isdigit() or not rest:
+        raise argparse.ArgumentTypeError(f"'{text}': expected TC=POLICY[:KEY=VALUE...] or none")
+    name, *params = rest.split(':')
+    return tc, policy_value(name, [kv for p in params for kv in keyvals(p)])
+
+
+def policy_value(name, params):
+    return {'name': name, **dict(params)} if params else name
+
+
+def positive(conv):
+    def check(text):
+        v = conv(text)  # a ValueError: argparse says "invalid int value"
+        if v <= 0:
+            raise argparse.ArgumentTypeError(f"'{text}': must be above 0")
+        return v
+    check.__name__ = conv.__name__
+    return check
+
+
+def int_map(text):
+    """K=V,K=V -> {"K": V} (a QoS map's changed entries)."""
+    out = {}
+    for kv in text.split(','):
+        k, sep, v = kv.partition('=')
+        if not sep or not k.strip().isdigit() or not v.strip().lstrip('-').isdigit():
+            raise argparse.ArgumentTypeError(f"expected KEY=VALUE,... with integers, got '{text}'")
+        out[k.strip()] = int(v)
+    return out
+
+
+def opt(**fields):
+    """The fields whose value was given (not None)."""
+    return {k: v for k, v in fields.items() if v is not None}
