@@ -194,10 +194,9 @@ void RunningState::route_del(std::size_t op, const RouteSpec& r) {
   drop_own_group(op, before, k);
 }
 
-void RunningState::group_add(std::size_t op, GroupSpec g) {
-  require_txn();
-  if (group_ids_.count(g.name)) throw OpError{"name", fmt::format("group '{}' exists", g.name)};
-  if (group_ids_.size() >= limits_.groups) throw OpError{"name", fmt::format("group table full ({} groups)", limits_.groups)};
+namespace {
+// A group's policies resolve (known names, parameters in range), or the operation fails.
+void check_policies(const GroupSpec& g) {
   try {
     resolve_policy(g.policy, "policy");
     for (auto& p : g.policy_by_tc)
@@ -205,6 +204,14 @@ void RunningState::group_add(std::size_t op, GroupSpec g) {
   } catch (const std::runtime_error& e) {
     throw OpError{"policy", e.what()};
   }
+}
+}  // namespace
+
+void RunningState::group_add(std::size_t op, GroupSpec g) {
+  require_txn();
+  if (group_ids_.count(g.name)) throw OpError{"name", fmt::format("group '{}' exists", g.name)};
+  if (group_ids_.size() >= limits_.groups) throw OpError{"name", fmt::format("group table full ({} groups)", limits_.groups)};
+  check_policies(g);
   // A free slot first, so churn does not grow the group table.
   uint32_t id = static_cast<uint32_t>(groups_.size());
   for (uint32_t i = 0; i < groups_.size(); ++i)
@@ -230,13 +237,7 @@ void RunningState::group_set(std::size_t op, GroupSpec g) {
   require_txn();
   const auto id = group_id(g.name);
   if (!id) throw OpError{"name", fmt::format("no group '{}'", g.name)};
-  try {
-    resolve_policy(g.policy, "policy");
-    for (auto& p : g.policy_by_tc)
-      if (p) resolve_policy(*p, "policy_by_tc");
-  } catch (const std::runtime_error& e) {
-    throw OpError{"policy", e.what()};
-  }
+  check_policies(g);
   mark_group(*id);
   // A member that stays (same port and MAC) keeps its next-hop id, and so its counters.
   const GroupSpec& old = *groups_[*id];

@@ -25,12 +25,16 @@ def line_op(parser, text):
     return {'op': cmd.op, **cmd.build(a)}
 
 
-def run_batch(cl, a, parser):
-    name = '<stdin>' if a.file == '-' else a.file
+def read_source(file):
+    """A command file's name for messages, and its text ('-': standard input)."""
     try:
-        text = sys.stdin.read() if a.file == '-' else open(a.file).read()
+        return ('<stdin>', sys.stdin.read()) if file == '-' else (file, open(file).read())
     except OSError as e:
-        raise CtlError(e.strerror, a.file) from None
+        raise CtlError(e.strerror, file) from None
+
+
+def run_batch(cl, a, parser):
+    name, text = read_source(a.file)
     ops, lines = [], []
     for n, line in enumerate(text.splitlines(), 1):
         s = line.strip()
@@ -56,11 +60,7 @@ def run_batch(cl, a, parser):
 
 def run_p4(cl, a, parser):
     """A BMv2 simple_switch_CLI command file, applied as one transaction; errors name its line."""
-    name = '<stdin>' if a.file == '-' else a.file
-    try:
-        text = sys.stdin.read() if a.file == '-' else open(a.file).read()
-    except OSError as e:
-        raise CtlError(e.strerror, a.file) from None
+    name, text = read_source(a.file)
     try:
         r = cl.call({'op': 'p4.cli', 'lines': text.splitlines()})
     except CtlError as e:

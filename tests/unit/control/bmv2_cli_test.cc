@@ -5,7 +5,7 @@
 
 #include "control/runtime/control_api.h"
 #include "dataplane/emu/emulated_host.h"
-#include "tests/support/host_net.h"
+#include "tests/unit/control/control_rig.h"
 
 namespace rs::test {
 namespace {
@@ -14,30 +14,7 @@ using nlohmann::json;
 
 constexpr uint32_t kQp = 0x100;
 
-struct Rig {
-  explicit Rig(SwitchConfig cfg) : sw(cfg, kT0), state(sw), api(state, [this] { step(); }) {}
-  void step() {
-    sw.poll_all(now);
-    now += kUs;
-  }
-  void run(uint64_t ns) {
-    for (const uint64_t end = now + ns; now < end;) step();
-  }
-  json cli(const std::string& script) {
-    json lines = json::array();
-    std::istringstream in(script);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
-    return api.handle({{"id", 1}, {"op", "p4.cli"}, {"lines", lines}});
-  }
-  uint64_t rx(std::size_t at) {
-    RxFlowStats s;
-    return dynamic_cast<EmulatedHost&>(sw.port(at)).rx_tracker().find(host_ip(0), kQp, s) ? s.packets : 0;
-  }
-  uint64_t now = kT0;
-  Switch sw;
-  RunningState state;
-  ControlApi api;
-};
+using Rig = ControlRig;
 
 // Four hosts, no group, no route: nothing is forwarded until the CLI programs the tables.
 SwitchConfig empty_switch() {
@@ -74,8 +51,8 @@ table_indirect_add ipv6_lpm 2001:db8::/32 => 2
   const uint64_t dropped = r.sw.drops(DropReason::NoRoute);
   r.run(2 * kMs);
   EXPECT_EQ(r.sw.drops(DropReason::NoRoute), dropped);
-  EXPECT_GT(r.rx(2) + r.rx(3), 0u);
-  EXPECT_EQ(r.rx(1), 0u);
+  EXPECT_GT(r.rx(2, 0, kQp) + r.rx(3, 0, kQp), 0u);
+  EXPECT_EQ(r.rx(1, 0, kQp), 0u);
 
   // The group is a group of the running state: its policy can change like any group's.
   json g = r.api.handle({{"op", "group.list"}, {"name", "p4_group_0"}})["result"][0];
@@ -85,9 +62,9 @@ table_indirect_add ipv6_lpm 2001:db8::/32 => 2
   // Handles persist across requests: modify the route to the single member 2 (port h1).
   ASSERT_TRUE(r.cli("table_indirect_modify ipv4_lpm 0 2")["ok"].get<bool>());
   r.run(200 * kUs);
-  const uint64_t h1 = r.rx(1);
+  const uint64_t h1 = r.rx(1, 0, kQp);
   r.run(kMs);
-  EXPECT_GT(r.rx(1), h1);
+  EXPECT_GT(r.rx(1, 0, kQp), h1);
 
   json dump = r.cli("table_dump ipv4_lpm\ntable_num_entries ipv4_lpm\ntable_num_entries ipv6_lpm");
   ASSERT_TRUE(dump["ok"].get<bool>()) << dump.dump();

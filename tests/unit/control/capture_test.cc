@@ -10,33 +10,14 @@
 
 #include "control/runtime/captures.h"
 #include "control/runtime/control_api.h"
-#include "tests/support/host_net.h"
+#include "tests/unit/control/control_rig.h"
 
 namespace rs::test {
 namespace {
 
 using nlohmann::json;
 
-struct Rig {
-  explicit Rig(SwitchConfig cfg)
-      : sw(cfg, kT0), state(sw), api(state, [this] { step(); }), caps(sw, [this] { return now; }) {
-    api.set_captures(&caps);
-  }
-  void step() {
-    sw.poll_all(now);
-    caps.poll();
-    now += kUs;
-  }
-  void run(uint64_t ns) {
-    for (const uint64_t end = now + ns; now < end;) step();
-  }
-  json call(const json& req) { return api.handle(req); }
-  uint64_t now = kT0;
-  Switch sw;
-  RunningState state;
-  ControlApi api;
-  Captures caps;
-};
+using Rig = ControlRig;
 
 // scapy's summary of a pcapng file: one line a packet, "src dst proto length".
 std::string scapy_read(const std::string& file) {

@@ -10,7 +10,7 @@
 #include "control/config/config_dump.h"
 #include "control/config/config_loader.h"
 #include "dataplane/emu/emulated_host.h"
-#include "tests/support/host_net.h"
+#include "tests/unit/control/control_rig.h"
 
 namespace rs::test {
 namespace {
@@ -26,32 +26,7 @@ SwitchConfig four_hosts() {
   return cfg;
 }
 
-struct Rig {
-  explicit Rig(SwitchConfig cfg) : sw(cfg, kT0), state(sw), api(state, [this] { step(); }) {}
-  void step() {
-    sw.poll_all(now);
-    now += kUs;
-  }
-  void run(uint64_t ns) {
-    for (const uint64_t end = now + ns; now < end;) step();
-  }
-  json call(const json& req) { return api.handle(req); }
-  json ok(const json& req) {
-    json r = api.handle(req);
-    EXPECT_TRUE(r["ok"].get<bool>()) << req.dump() << " -> " << r.dump();
-    return r["result"];
-  }
-  EmulatedHost& host(std::size_t p) { return dynamic_cast<EmulatedHost&>(sw.port(p)); }
-  uint64_t rx(std::size_t at, uint8_t from, uint32_t qp) {
-    RxFlowStats s;
-    return host(at).rx_tracker().find(host_ip(from), qp, s) ? s.packets : 0;
-  }
-
-  uint64_t now = kT0;
-  Switch sw;
-  RunningState state;
-  ControlApi api;
-};
+using Rig = ControlRig;
 
 TEST(ControlApi, RouteAddListDeleteAndTrafficFollows) {
   SwitchConfig cfg = four_hosts();
