@@ -268,7 +268,7 @@ pass "capture: 50 RoCE frames from h1 in a pcapng file that tshark decodes"
 # ---- trace: a packet's walk through the running pipeline ----------------------------------
 ok trace 1
 has '^packet 1 \(worker 0\): received on port [0-9] \(h[0-9]\)' "trace: the arrival line"
-has '^  ipv4_forward/ipv4_route: dst 10\.0\.0\.2 ' "trace: the route step"
+has '^  ipv4_forward/ipv4_route: dst 10\.0\.[0-9]\.2 ttl 64 group [0-9]' "trace: the route step"
 pass "trace: one packet followed through the pipeline of the running switch"
 
 # ---- the peer check: a user the switch does not allow --------------------------------------
