@@ -99,18 +99,24 @@ class ConfigReader {
     return a.s_addr;
   }
   RouteSpec prefix(const YAML::Node& n, const std::string& path) const {
-    const std::string s = str(n, path);
     RouteSpec r;
+    if (const std::string why = parse_prefix(str(n, path), false, r); !why.empty()) fail(n, path, why);
+    return r;
+  }
+  // The text form both readers share (the control protocol's route operations call it on a
+  // JSON string directly): "" when `s` is a prefix, else why not. `strict`: refuse host bits.
+  static std::string parse_prefix(const std::string& s, bool strict, RouteSpec& r) {
+    r = RouteSpec{};
     const auto slash = s.find('/');
     const std::string addr = s.substr(0, slash);
     int max_len;
     if (addr.find(':') != std::string::npos) {
       r.ipv6 = true;
       max_len = 128;
-      if (inet_pton(AF_INET6, addr.c_str(), r.addr) != 1) fail(n, path, fmt::format("not an IPv6 prefix: '{}'", s));
+      if (inet_pton(AF_INET6, addr.c_str(), r.addr) != 1) return fmt::format("not an IPv6 prefix: '{}'", s);
     } else {
       max_len = 32;
-      if (inet_pton(AF_INET, addr.c_str(), r.addr) != 1) fail(n, path, fmt::format("not an IPv4 prefix: '{}'", s));
+      if (inet_pton(AF_INET, addr.c_str(), r.addr) != 1) return fmt::format("not an IPv4 prefix: '{}'", s);
     }
     int len = max_len;
     if (slash != std::string::npos) {
@@ -119,12 +125,17 @@ class ConfigReader {
         len = std::stoi(s.substr(slash + 1), &used);
         if (used != s.size() - slash - 1) throw std::invalid_argument("trailing");
       } catch (const std::exception&) {
-        fail(n, path, fmt::format("bad prefix length in '{}'", s));
+        return fmt::format("bad prefix length in '{}'", s);
       }
     }
-    if (len < 0 || len > max_len) fail(n, path, fmt::format("prefix length {} out of range", len));
+    if (len < 0 || len > max_len) return fmt::format("prefix length {} out of range", len);
     r.depth = static_cast<uint8_t>(len);
-    return r;
+    if (strict) {
+      const RouteSpec m = masked(r);
+      if (std::memcmp(r.addr, m.addr, sizeof r.addr) != 0)
+        return fmt::format("{} has host bits set (did you mean {}?)", s, prefix_text(m));
+    }
+    return "";
   }
 
   // A route's prefix, as prefix() reads it, refused when it has host bits set (bits beyond its
@@ -132,10 +143,8 @@ class ConfigReader {
   // `10.0.0.1/24 has host bits set (did you mean 10.0.0.0/24?)`. Routes in a file and route.add
   // use it; route.list's filter and P4 match keys take any prefix (prefix()).
   RouteSpec route_prefix(const YAML::Node& n, const std::string& path) const {
-    const RouteSpec r = prefix(n, path);
-    const RouteSpec m = masked(r);
-    if (std::memcmp(r.addr, m.addr, sizeof r.addr) != 0)
-      fail(n, path, fmt::format("{} has host bits set (did you mean {}?)", n.as<std::string>(), prefix_text(m)));
+    RouteSpec r;
+    if (const std::string why = parse_prefix(str(n, path), true, r); !why.empty()) fail(n, path, why);
     return r;
   }
   // r with the bits beyond its length cleared.

@@ -94,7 +94,30 @@ json error(const json& id, std::optional<std::size_t> index, const std::string& 
 ControlApi::ControlApi(RunningState& state, std::function<void()> wait, CountersFn counters)
     : state_(state), wait_(std::move(wait)), counters_(std::move(counters)), p4_(state) {}
 
+// route.add (group form) and route.del straight from the JSON: the common operation of a
+// big batch, where turning each into a YAML tree for the readers would cost more than the
+// route itself (perf/README, route installation). False: not that simple form, read it fully.
+bool ControlApi::simple_route(std::size_t index, const std::string& op, const json& args) {
+  const bool add = op == "route.add";
+  if (!add && op != "route.del") return false;
+  for (auto& [k, v] : args.items())
+    if (k != "op" && k != "id" && k != "prefix" && !(add && (k == "group" || k == "replace"))) return false;
+  const auto p = args.find("prefix");
+  const auto g = args.find("group");
+  const auto rep = args.find("replace");
+  if (p == args.end() || !p->is_string() || (add && (g == args.end() || !g->is_string())) ||
+      (rep != args.end() && !rep->is_boolean()))
+    return false;
+  RouteSpec r;
+  if (std::string why = ConfigReader::parse_prefix(p->get_ref<const std::string&>(), true, r); !why.empty())
+    throw OpError{"prefix", std::move(why)};
+  if (add) state_.route_add(index, r, g->get_ref<const std::string&>(), rep != args.end() && rep->get<bool>());
+  else state_.route_del(index, r);
+  return true;
+}
+
 void ControlApi::write(std::size_t index, const std::string& op, const json& args) {
+  if (simple_route(index, op, args)) return;
   const ConfigReader rd("request");
   json fields = args;
   fields.erase("id");  // a single operation shares its object with the request's id
@@ -313,7 +336,8 @@ json ControlApi::handle(const json& req) {
   if (!req.is_object()) return error(id, std::nullopt, "", "a request is a JSON object");
   const bool batch = req.contains("ops");
   if (batch == req.contains("op")) return error(id, std::nullopt, "", "give exactly one of: op (one operation), ops (a transaction)");
-  json ops = batch ? req["ops"] : json::array({req});
+  const json single = batch ? json() : json::array({req});
+  const json& ops = batch ? req["ops"] : single;  // a batch's operations are read where they are
   if (!ops.is_array()) return error(id, std::nullopt, "ops", "expected a list");
   if (ops.size() > state_.limits().ops_per_request)
     return error(id, std::nullopt, "ops", fmt::format("{} operations; at most {} a request", ops.size(), state_.limits().ops_per_request));

@@ -41,6 +41,7 @@ class ControlApi {
  private:
   nlohmann::json read(const std::string& op, const nlohmann::json& args);
   void write(std::size_t index, const std::string& op, const nlohmann::json& args);
+  bool simple_route(std::size_t index, const std::string& op, const nlohmann::json& args);
 
   RunningState& state_;
   std::function<void()> wait_;
