@@ -316,6 +316,9 @@ int main(int argc, char** argv) {
     std::unique_ptr<rs::ControlServer> server;
     if (opt.control_socket != "none") {
       rs::ServerOptions so;
+      // One set of limits: what `limits` reports is what the socket enforces.
+      so.max_connections = state.limits().connections;
+      so.max_request_bytes = state.limits().request_bytes;
       so.path = opt.control_socket.empty() ? rs::default_control_socket() : opt.control_socket;
       if (!opt.control_group.empty()) {
         const group* g = getgrnam(opt.control_group.c_str());

@@ -259,10 +259,7 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     match_key(t[1], t[1] == "ipv6_lpm" ? "::/0" : "0.0.0.0/0");
     const uint32_t e = handle(t[2], "entry handle"), h = handle(t[3], "handle");
     if (!s_.entries.count(e) || !st_.routes().count(s_.entries[e])) throw OpError{"", fmt::format("no entry {}", e)};
-    RouteSpec r;
-    r.ipv6 = s_.entries[e].ipv6;
-    std::copy(s_.entries[e].addr.begin(), s_.entries[e].addr.end(), r.addr);
-    r.depth = s_.entries[e].depth;
+    const RouteSpec r = route_spec(s_.entries[e]);
     std::string group;
     if (c.ends_with("with_group")) {
       if (!s_.groups.count(h) || s_.groups[h].empty()) throw OpError{"", fmt::format("no non-empty group {}", h)};
@@ -279,10 +276,7 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     match_key(t[1], t[1] == "ipv6_lpm" ? "::/0" : "0.0.0.0/0");
     const uint32_t e = handle(t[2], "entry handle");
     if (!s_.entries.count(e) || !st_.routes().count(s_.entries[e])) throw OpError{"", fmt::format("no entry {}", e)};
-    RouteSpec r;
-    r.ipv6 = s_.entries[e].ipv6;
-    std::copy(s_.entries[e].addr.begin(), s_.entries[e].addr.end(), r.addr);
-    r.depth = s_.entries[e].depth;
+    const RouteSpec r = route_spec(s_.entries[e]);
     st_.route_del(0, r);
     return {fmt::format("Entry {} has been deleted", e)};
   }
@@ -300,13 +294,7 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     const bool v6 = match_key(t[1], t[1] == "ipv6_lpm" ? "::/0" : "0.0.0.0/0").ipv6;
     std::vector<RouteSpec> del;
     for (auto& [k, g] : st_.routes())
-      if (k.ipv6 == v6) {
-        RouteSpec r;
-        r.ipv6 = k.ipv6;
-        std::copy(k.addr.begin(), k.addr.end(), r.addr);
-        r.depth = k.depth;
-        del.push_back(r);
-      }
+      if (k.ipv6 == v6) del.push_back(route_spec(k));
     for (auto& r : del) st_.route_del(0, r);
     return {fmt::format("Cleared {} entries of {}", del.size(), t[1])};
   }

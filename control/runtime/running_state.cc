@@ -1,5 +1,6 @@
 #include "control/runtime/running_state.h"
 
+#include "control/config/config_reader.h"
 #include "control/config/routing_config.h"
 
 #include <arpa/inet.h>
@@ -12,28 +13,25 @@
 namespace rs {
 
 RouteKey route_key(const RouteSpec& r) {
-  RouteKey k;
-  k.ipv6 = r.ipv6;
-  std::memcpy(k.addr.data(), r.addr, 16);
-  k.depth = r.depth;
   // Host bits do not count (rte_lpm ignores them too): 10.1.0.0/8 is 10.0.0.0/8.
-  for (int b = r.depth; b < 128; ++b) k.addr[b / 8] &= static_cast<uint8_t>(~(0x80 >> (b % 8)));
+  const RouteSpec m = ConfigReader::masked(r);
+  RouteKey k;
+  k.ipv6 = m.ipv6;
+  std::memcpy(k.addr.data(), m.addr, 16);
+  k.depth = m.depth;
   return k;
 }
 
-namespace {
-RouteSpec masked(const RouteSpec& r) {
-  RouteSpec m = r;
-  std::memcpy(m.addr, route_key(r).addr.data(), 16);
-  return m;
+RouteSpec route_spec(const RouteKey& k, uint32_t group) {
+  RouteSpec r;
+  r.ipv6 = k.ipv6;
+  std::memcpy(r.addr, k.addr.data(), 16);
+  r.depth = k.depth;
+  r.group = group;
+  return r;
 }
-}  // namespace
 
-std::string format_prefix(const RouteKey& k) {
-  char buf[INET6_ADDRSTRLEN]{};
-  inet_ntop(k.ipv6 ? AF_INET6 : AF_INET, k.addr.data(), buf, sizeof buf);
-  return fmt::format("{}/{}", buf, k.depth);
-}
+std::string format_prefix(const RouteKey& k) { return ConfigReader::prefix_text(route_spec(k)); }
 
 RunningState::RunningState(Switch& sw, ControlLimits limits) : sw_(sw), limits_(limits), base_(sw.config()) {
   const auto slots = rs::group_slots(base_);
@@ -170,7 +168,7 @@ void RunningState::route_add(std::size_t op, const RouteSpec& r, const std::stri
       --count_[k.ipv6];
     }
   });
-  RouteSpec spec = masked(r);
+  RouteSpec spec = ConfigReader::masked(r);
   spec.group = *gid;
   txn_.changes.push_back({spec, false, before, op});
   if (before && *before != *gid) drop_own_group(op, *before, k);
@@ -190,7 +188,7 @@ void RunningState::route_del(std::size_t op, const RouteSpec& r) {
     ++refs_[before];
     ++count_[k.ipv6];
   });
-  txn_.changes.push_back({masked(r), true, before, op});
+  txn_.changes.push_back({ConfigReader::masked(r), true, before, op});
   drop_own_group(op, before, k);
 }
 
@@ -328,12 +326,7 @@ SwitchConfig RunningState::config() const {
       c.groups.push_back(*groups_[g]);
     }
   for (auto& [k, g] : routes_) {
-    RouteSpec r;
-    r.ipv6 = k.ipv6;
-    std::memcpy(r.addr, k.addr.data(), 16);
-    r.depth = k.depth;
-    r.group = index[g];
-    c.routes.push_back(r);
+    c.routes.push_back(route_spec(k, index[g]));
   }
   for (std::size_t p = 0; p < c.ports.size(); ++p) c.ports[p].admin_up = admin_[p];
   c.route_limits = sw_.fib_writer().limits();  // what the switch holds (it may have raised them to fit)

@@ -33,6 +33,7 @@ struct RouteKey {
   auto operator<=>(const RouteKey&) const = default;
 };
 RouteKey route_key(const RouteSpec& r);
+RouteSpec route_spec(const RouteKey& k, uint32_t group = 0);
 std::string format_prefix(const RouteKey& k);
 
 // An operation's failure: `field` is the key path inside the operation ("prefix",
