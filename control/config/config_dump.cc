@@ -1,6 +1,7 @@
 // dump_config: a SwitchConfig back to the loader's YAML (see config_dump.h). Sections come in
-// the order the loader reads them (switch, qos, ports, the lossless sections, nexthop_groups,
-// load_view, link_events, limits, routes); within a section, keys in the loader's order.
+// the order the loader reads them (switch, qos, ports, the lossless sections, mirror_sessions,
+// nexthop_groups, load_view, link_events, limits, routes); within a section, keys in the
+// loader's order.
 #include "control/config/config_dump.h"
 
 #include <arpa/inet.h>
@@ -23,6 +24,7 @@
 #include "control/config/config_reader.h"
 #include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
+#include "dataplane/switch/mirror_sessions.h"
 
 namespace rs {
 namespace {
@@ -398,6 +400,27 @@ void check_route_limits(const SwitchConfig& cfg) {
   }
 }
 
+// mirror_sessions: whole sessions, as the switch checks them (a bad set is not written).
+void write_mirrors(Out& o, const SwitchConfig& cfg) {
+  if (cfg.mirror_sessions.empty()) return;
+  if (auto bad = check_mirror_sessions(cfg.mirror_sessions, cfg.ports.size(), cfg.mmu))
+    unrepresentable(fmt::format("mirror_sessions[{}].{}", bad->session, bad->field), bad->reason);
+  auto ports = [&](const char* k, const std::vector<uint16_t>& l) {
+    if (l.empty()) return;
+    o.key(k).e << YAML::Flow << YAML::BeginSeq;
+    for (uint16_t p : l) o.text(cfg.ports[p].name);
+    o.end_seq();
+  };
+  o.begin_seq("mirror_sessions");
+  for (const MirrorSessionSpec& m : cfg.mirror_sessions) {
+    o.begin_map(nullptr, true).ks("name", m.name).ks("dst_port", cfg.ports[m.dst_port].name);
+    ports("rx_ports", m.rx_ports);
+    ports("tx_ports", m.tx_ports);
+    o.kv("truncate", m.truncate).kv("queue", static_cast<int>(m.queue)).end_map();
+  }
+  o.end_seq();
+}
+
 // nexthop_groups, load_view, link_events, limits, routes.
 void write_routing(Out& o, const SwitchConfig& cfg) {
   std::vector<std::string> text;
@@ -478,6 +501,7 @@ std::string dump_config(const SwitchConfig& cfg) {
   write_qos(o, cfg, l0);
   write_ports(o, cfg);
   write_lossless(o, cfg, l0);
+  write_mirrors(o, cfg);
   write_routing(o, cfg);
   o.e << YAML::EndMap;
   if (!o.e.good()) throw std::logic_error("dump_config: " + o.e.GetLastError());

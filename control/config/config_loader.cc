@@ -14,6 +14,7 @@
 
 #include "control/config/config_reader.h"
 #include "control/config/lossless_config.h"
+#include "control/config/mirror_config.h"
 #include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
 
@@ -123,7 +124,7 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
   }
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
-                     "load_view", "link_events", "limits"});
+                     "load_view", "link_events", "limits", "mirror_sessions"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -232,6 +233,7 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
 
   if (auto x = root["load_view"]) read_load_view(rd, x, cfg.load_view);
   if (auto x = root["link_events"]) read_link_events(rd, x, port_index, cfg);
+  if (auto x = root["mirror_sessions"]) read_mirror_sessions(rd, x, port_index, cfg);
 
   if (auto x = root["limits"]) read_limits(rd, x, cfg.route_limits);
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "control/config/config_reader.h"
+#include "control/p4/bmv2_args.h"
 #include "control/p4/p4_schema.h"
 
 namespace rs {
@@ -17,20 +18,8 @@ namespace {
 std::string group_name(uint32_t h) { return fmt::format("p4_group_{}", h); }
 std::string member_name(uint32_t h) { return fmt::format("p4_member_{}", h); }
 
-uint64_t number(const std::string& s, uint16_t bits, const std::string& what) {
-  std::size_t used = 0;
-  uint64_t v = 0;
-  try {
-    v = std::stoull(s, &used, 0);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || s.empty()) throw OpError{"", fmt::format("{}: '{}' is not a number", what, s)};
-  if (bits < 64 && v >> bits) throw OpError{"", fmt::format("{}: {} does not fit in bit<{}>", what, s, bits)};
-  return v;
-}
-
-uint32_t handle(const std::string& s, const std::string& what) { return static_cast<uint32_t>(number(s, 32, what)); }
+using bmv2::handle;
+using bmv2::number;
 
 GroupSpec spec_of(const std::string& name, const std::vector<std::pair<uint16_t, rte_ether_addr>>& members) {
   GroupSpec g;
@@ -230,6 +219,9 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     sync_group(g);
     return {fmt::format("Member {} {} group {}", m, c.find("add_member") != std::string::npos ? "added to" : "removed from", g)};
   }
+  // --- mirror sessions and the mirror tables (bmv2_mirror.cc)
+  if (c.starts_with("mirroring_") || (t.size() > 1 && (t[1] == "mirror_ingress" || t[1] == "mirror_egress")))
+    return mirror_command(t);
   // --- the classification tables
   if (t.size() > 1 && (t[1] == "dscp_to_tc" || t[1] == "pcp_to_tc" || t[1] == "tc_to_queue") &&
       (c == "table_add" || c == "table_modify" || c == "table_delete" || c == "table_set_default" || c == "table_dump" ||
@@ -324,7 +316,7 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     if (!td->implementation.empty()) throw OpError{"", fmt::format("table '{}' is indirect: use table_indirect_add or table_indirect_add_with_group", t[1])};
     throw OpError{"", fmt::format("table '{}' is not programmable at run time yet: set it in the configuration (README, Configuration)", t[1])};
   }
-  if (c == "mirroring_add" || c == "mirroring_delete" || c == "counter_read" || c == "set_queue_rate" || c == "set_queue_depth")
+  if (c == "counter_read" || c == "set_queue_rate" || c == "set_queue_depth")
     throw OpError{"", fmt::format("'{}' is not supported by roceswitch yet", c)};
   throw OpError{"", fmt::format("unknown command '{}'", c)};
 }

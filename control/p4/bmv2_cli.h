@@ -10,11 +10,14 @@
 // goes through a one-member group p4_member_<handle>. Handles are the switch's, as BMv2's are.
 // Where roceswitch differs: a group is never left empty while a route names it (BMv2 would
 // drop those packets as bad_next_hop; roceswitch refuses), and a member cannot be the drop()
-// action (a blackhole route) yet. Run inside the caller's transaction: the whole script
+// action (a blackhole route) yet. A mirror session (mirroring_add <id> <port>) is the running
+// state's p4_session_<id>; a mirror_ingress / mirror_egress entry adds its port to the
+// session's rx or tx ports, so a session must exist before an entry names it. Run inside the caller's transaction: the whole script
 // applies or nothing does.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,14 @@ class Bmv2Cli {
     std::map<std::string, std::map<uint32_t, uint8_t>> qos_entries;
     std::map<std::string, uint32_t> qos_next;
     std::map<std::string, uint8_t> qos_default;
+    // mirror_ingress / mirror_egress entries: handle -> table, port, session (none: NoAction).
+    struct MirrorEntry {
+      std::string table;
+      uint16_t port = 0;
+      std::optional<uint32_t> session;
+    };
+    std::map<uint32_t, MirrorEntry> mirror_entries;
+    uint32_t next_mirror_entry = 0;
   };
 
   std::vector<std::string> command(const std::vector<std::string>& t);
@@ -58,6 +69,10 @@ class Bmv2Cli {
   // table_add / table_modify / table_delete / table_set_default / table_dump / table_clear on
   // dscp_to_tc, pcp_to_tc and tc_to_queue: the running state's QoS maps.
   std::vector<std::string> qos_command(const std::vector<std::string>& t);
+  // mirroring_add / mirroring_delete / mirroring_get, and the table commands on mirror_ingress
+  // and mirror_egress: the running state's mirror sessions, p4_session_<id>.
+  std::vector<std::string> mirror_command(const std::vector<std::string>& t);
+  void mirror_watch(const State::MirrorEntry& e, bool on);
 
   RunningState& st_;
   State s_;

@@ -7,6 +7,7 @@
 
 #include "control/config/config_dump.h"
 #include "control/config/config_reader.h"
+#include "control/config/mirror_config.h"
 #include "control/config/routing_config.h"
 #include "control/runtime/captures.h"
 #include "control/runtime/control_reads.h"
@@ -53,10 +54,13 @@ constexpr Op kOps[] = {
     {"group.del", true, "name: delete a group no route uses"},
     {"port.set", true, "port, admin (up|down): a port's administrative state"},
     {"qos.set", true, "any of trust (dscp|pcp), dscp_to_tc, pcp_to_tc, tc_to_queue ({key: value} over the current maps), cnp_queue (-1 = none): the classification maps, as in the config's qos"},
+    {"mirror.set", true, "name, dst_port, rx_ports [...] and/or tx_ports [...], [truncate (bytes, 0 = whole), queue (lossy)]: add or replace a mirror session, as mirror_sessions[] in the config"},
+    {"mirror.del", true, "name: remove a mirror session (its ports are no longer watched)"},
     {"p4.cli", true, "lines [...]: BMv2 simple_switch_CLI commands for the P4 program's tables, as one transaction"},
     {"route.list", false, "[prefix, limit]: routes inside a prefix (all by default), at most limit (10000)"},
     {"group.list", false, "[name]: groups with their policy, members and route count"},
     {"port.list", false, "ports with admin and link state"},
+    {"mirror.list", false, "mirror sessions, with the copies made and lost"},
     {"counters", false, "[object]: every counter, or one port or group by name"},
     {"config.dump", false, "the running state as a YAML configuration the switch accepts at start-up"},
     {"state.hash", false, "a hash of the running state (of config.dump)"},
@@ -206,6 +210,15 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     if (name.starts_with(kRouteGroupPrefix))
       throw OpError{"name", fmt::format("'{}' is a route's own group: it goes with its route (route.del)", name)};
     return state_.group_del(index, name);
+  }
+  if (op == "mirror.set") {
+    YAML::Node m = YAML::Clone(n);
+    m.remove("op");
+    return state_.mirror_set(index, read_mirror_session(rd, m, "", ports));
+  }
+  if (op == "mirror.del") {
+    rd.keys(n, "", {"op", "name"});
+    return state_.mirror_del(index, rd.str(need("name"), "name"));
   }
   if (op == "p4.cli") {
     if (!args.contains("lines") || !args["lines"].is_array()) throw OpError{"lines", "expected a list of command lines"};

@@ -111,6 +111,29 @@ json read_state(const RunningState& st, const std::string& op, const json& args)
                      {"speed_gbps", c.ports[p].egress.speed_gbps}});
     return out;
   }
+  if (op == "mirror.list") {
+    // Each session as mirror.set takes it, with the copies its ports made and lost.
+    json out = json::array();
+    const auto& ports = st.sw().config().ports;
+    const PortMirror& pm = st.sw().mirror();
+    for (const MirrorSessionSpec& m : st.mirror_sessions()) {
+      json rx = json::array(), tx = json::array();
+      uint64_t copies = 0, lost = 0;
+      for (uint16_t p : m.rx_ports) {
+        rx.push_back(ports[p].name);
+        copies += pm.copies(p, PortMirror::kRx);
+        lost += pm.lost(p, PortMirror::kRx);
+      }
+      for (uint16_t p : m.tx_ports) {
+        tx.push_back(ports[p].name);
+        copies += pm.copies(p, PortMirror::kTx);
+        lost += pm.lost(p, PortMirror::kTx);
+      }
+      out.push_back({{"name", m.name}, {"dst_port", ports[m.dst_port].name}, {"rx_ports", rx}, {"tx_ports", tx},
+                     {"truncate", m.truncate}, {"queue", m.queue}, {"copies", copies}, {"lost", lost}});
+    }
+    return out;
+  }
   if (op == "limits") {
     const ControlLimits& l = st.limits();
     std::size_t groups = 0;
@@ -119,6 +142,7 @@ json read_state(const RunningState& st, const std::string& op, const json& args)
     return json{{"routes_v4", {{"max", r.v4}, {"used", st.routes_v4()}}},
                 {"routes_v6", {{"max", r.v6}, {"used", st.routes_v6()}}},
                 {"groups", {{"max", l.groups}, {"used", groups}}},
+                {"mirror_sessions", {{"max", l.mirror_sessions}, {"used", st.mirror_sessions().size()}}},
                 {"members_per_group", kMaxGroupMembers},
                 {"nexthops", l.nexthops},
                 {"request_bytes", l.request_bytes},

@@ -2,6 +2,7 @@
 
 #include "control/config/config_reader.h"
 #include "control/config/routing_config.h"
+#include "dataplane/switch/mirror_sessions.h"
 
 #include <arpa/inet.h>
 #include <fmt/core.h>
@@ -289,8 +290,46 @@ void RunningState::qos_set(std::size_t, const QosMaps& maps) {
   txn_.qos_dirty = true;
 }
 
+void RunningState::mirror_set(std::size_t op, MirrorSessionSpec s) {
+  require_txn();
+  auto& all = base_.mirror_sessions;
+  auto at = std::find_if(all.begin(), all.end(), [&](auto& m) { return m.name == s.name; });
+  if (at == all.end() && all.size() >= limits_.mirror_sessions)
+    throw OpError{"name", fmt::format("{} mirror sessions: the limit (limits)", all.size())};
+  std::vector<MirrorSessionSpec> next = all;
+  const std::size_t index = static_cast<std::size_t>(at - all.begin());
+  if (at == all.end()) next.push_back(std::move(s));
+  else next[index] = std::move(s);
+  if (auto bad = check_mirror_sessions(next, sw_.num_ports(), base_.mmu))
+    throw bad->session == index ? OpError{bad->field, bad->reason}
+                                : OpError{bad->field, fmt::format("{} (session '{}')", bad->reason, next[bad->session].name)};
+  txn_.undo.push_back([this, before = all] { base_.mirror_sessions = before; });
+  all = std::move(next);
+  txn_.mirror_ops.push_back(op);
+}
+
+void RunningState::mirror_del(std::size_t op, const std::string& name) {
+  require_txn();
+  auto& all = base_.mirror_sessions;
+  auto at = std::find_if(all.begin(), all.end(), [&](auto& m) { return m.name == name; });
+  if (at == all.end()) throw OpError{"name", fmt::format("no mirror session '{}'", name)};
+  txn_.undo.push_back([this, before = all] { base_.mirror_sessions = before; });
+  all.erase(at);
+  txn_.mirror_ops.push_back(op);
+}
+
 std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::function<void()>& wait) {
   require_txn();
+  if (!txn_.mirror_ops.empty() && !base_.mirror_sessions.empty()) {
+    // The copies' pool, made before anything is published: the one mirror step that can fail.
+    try {
+      sw_.mirror().prepare();
+    } catch (const std::exception& e) {
+      const std::size_t op = txn_.mirror_ops.back();
+      abort();
+      return std::pair{op, OpError{"", e.what()}};
+    }
+  }
   std::shared_ptr<FibGroups> groups;
   if (txn_.groups_dirty) {
     std::vector<GroupSlot> slots;
@@ -313,6 +352,7 @@ std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::f
   }
   for (auto& [port, up] : txn_.admin) sw_.set_admin(port, up);
   if (txn_.qos_dirty) sw_.publish_qos(base_.qos);
+  if (!txn_.mirror_ops.empty()) apply_mirror_sessions(sw_.mirror(), base_.mirror_sessions, sw_.num_ports());
   txn_ = Txn{};
   return std::nullopt;
 }

@@ -24,6 +24,7 @@ struct ControlLimits {
   uint32_t request_bytes = 64u << 20;
   uint32_t ops_per_request = 1u << 20;
   uint32_t connections = 16;
+  uint32_t mirror_sessions = 64;
 };
 
 struct RouteKey {
@@ -74,6 +75,11 @@ class RunningState {
   // lossless mapping (tc_to_pg, PFC) stays as configured.
   void qos_set(std::size_t op, const QosMaps& maps);
   const QosMaps& qos() const { return base_.qos; }
+  // Mirror sessions (config mirror_sessions; the P4 mirror sessions and mirror tables): set adds
+  // or replaces the session of that name, del removes it and its watched ports.
+  void mirror_set(std::size_t op, MirrorSessionSpec s);
+  void mirror_del(std::size_t op, const std::string& name);
+  const std::vector<MirrorSessionSpec>& mirror_sessions() const { return base_.mirror_sessions; }
 
   // Reads.
   const std::map<RouteKey, uint32_t>& routes() const { return routes_; }
@@ -118,6 +124,7 @@ class RunningState {
     std::vector<std::size_t> group_ops;  // op index of each group change (errors at commit)
     std::vector<std::pair<uint16_t, bool>> admin;
     bool qos_dirty = false;
+    std::vector<std::size_t> mirror_ops;  // op index of each mirror change
   } txn_;
 };
 

@@ -19,6 +19,9 @@ inline constexpr uint8_t kCnp = 1u << 3;   // BTH opcode 0x81
 // Charged to its ingress PG by the ingress worker before a handoff (the egress owner must
 // not charge it again, and gives it back when the packet leaves).
 inline constexpr uint8_t kPgCharged = 1u << 4;
+// A mirror session's copy (ports/port_mirror.h): lossy whatever its class, charged to no PG,
+// never mirrored again.
+inline constexpr uint8_t kMirrorCopy = 1u << 5;
 }  // namespace meta_flag
 
 struct PacketMeta {

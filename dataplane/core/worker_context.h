@@ -14,6 +14,8 @@
 #include "dataplane/core/types.h"
 #include "dataplane/core/worker_counters.h"
 
+struct rte_ring;
+
 namespace rs {
 
 class Fib;
@@ -22,6 +24,7 @@ class SharedBuffer;
 class LoadView;
 class TcQueueMap;
 class CaptureTap;
+class PortMirror;
 struct NexthopCounters;
 
 struct WorkerContext {
@@ -45,6 +48,8 @@ struct WorkerContext {
   SharedBuffer* sb = nullptr;                   // set when some PG is lossless
   Tracer* tracer = nullptr;                     // per worker; null: tracing impossible
   CaptureTap* tap = nullptr;                    // port captures (ports/capture_tap.h); null: none
+  PortMirror* mirror = nullptr;                 // mirror sessions (ports/port_mirror.h); null: none
+  rte_ring* const* outbox = nullptr;            // per destination worker: the handoff rings
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {

@@ -13,6 +13,7 @@
 #include "dataplane/core/object_name.h"
 #include "dataplane/ports/ethdev_port.h"
 #include "dataplane/routing/policy_set.h"
+#include "dataplane/switch/mirror_sessions.h"
 #include "pipelines_embedded.h"
 
 namespace rs {
@@ -94,6 +95,10 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     fib_.set_qsbr(qsbr_);
     classify_.set_qsbr(qsbr_);
     tap_ = std::make_unique<CaptureTap>(cfg.workers);
+    mirror_ = std::make_unique<PortMirror>(cfg.workers);
+    if (auto bad = check_mirror_sessions(cfg.mirror_sessions, cfg.ports.size(), cfg.mmu))
+      throw std::runtime_error(fmt::format("mirror_sessions[{}].{}: {}", bad->session, bad->field, bad->reason));
+    apply_mirror_sessions(*mirror_, cfg.mirror_sessions, cfg.ports.size());
     publish_qos(cfg.qos);
     RouteLimits limits = cfg.route_limits;  // at least what the configuration starts with
     limits.v4 = std::max<uint32_t>(limits.v4, static_cast<uint32_t>(std::count_if(cfg.routes.begin(), cfg.routes.end(), [](auto& r) { return !r.ipv6; })));
@@ -113,6 +118,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       wk->fib = &fib_;
       wk->classify = &classify_;
       wk->ctx.tap = tap_.get();
+      wk->ctx.mirror = mirror_.get();
       wk->qsbr = qsbr_;
       wk->wd_poll_ns = cfg.mmu.pfcwd.enabled ? cfg.mmu.pfcwd.poll_ns : 0;
       if (sb_->any_lossless()) wk->ctx.sb = sb_.get();
@@ -311,6 +317,7 @@ SwitchTotals Switch::totals() const {
     for (std::size_t r = 0; r < kNumDropReasons; ++r) t.dropped += drops(p, static_cast<DropReason>(r));
   }
   for (auto* r : rings_) t.in_flight += rte_ring_count(r);
+  t.mirrored = mirror_->copies();
   return t;
 }
 

@@ -14,6 +14,7 @@
 #include "dataplane/switch/switch_config.h"
 #include "dataplane/switch/worker.h"
 #include "dataplane/ports/capture_tap.h"
+#include "dataplane/ports/port_mirror.h"
 #include "dataplane/ports/port.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/tm/queue/egress_port.h"
@@ -28,7 +29,8 @@ struct SwitchTotals {
   uint64_t queued = 0;     // in egress queues now
   uint64_t in_flight = 0;  // in worker-to-worker rings now
   uint64_t dropped = 0;    // every drop counter summed
-  bool balanced() const { return received == sent + queued + in_flight + dropped; }
+  uint64_t mirrored = 0;   // mirror copies made: packets the switch created
+  bool balanced() const { return received + mirrored == sent + queued + in_flight + dropped; }
 };
 
 class Switch {
@@ -63,6 +65,10 @@ class Switch {
   const QosMaps& qos() const { return qos_; }
   // Port captures: the control thread turns taps on and drains the copies (ports/capture_tap.h).
   CaptureTap& tap() { return *tap_; }
+  // Mirror sessions (ports/port_mirror.h): the control thread sets each port side's target,
+  // seen by the workers on their next burst. Configured sessions are set at start.
+  PortMirror& mirror() { return *mirror_; }
+  const PortMirror& mirror() const { return *mirror_; }
   // Housekeeping on the control thread: frees the snapshots no worker sees any more and brings
   // the spare route bank up to date.
   void reclaim() {
@@ -139,6 +145,7 @@ class Switch {
   std::unique_ptr<FibWriter> writer_;
   RcuSnapshot<TcQueueMap> classify_;
   std::unique_ptr<CaptureTap> tap_;
+  std::unique_ptr<PortMirror> mirror_;
   QosMaps qos_;  // what classify_ was compiled from
 };
 

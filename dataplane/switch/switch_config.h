@@ -60,6 +60,17 @@ struct LinkEvent {
   bool up = false;
 };
 
+// A mirror session (SONiC's MIRROR_SESSION of type SPAN; the P4 program's mirror sessions with
+// their mirror_ingress / mirror_egress entries): copies of what the source ports receive
+// (rx_ports) or send (tx_ports), cut to `truncate` bytes (0: whole), queued on dst_port.
+struct MirrorSessionSpec {
+  std::string name;
+  uint16_t dst_port = 0;
+  uint8_t queue = 0;
+  uint32_t truncate = 0;
+  std::vector<uint16_t> rx_ports, tx_ports;
+};
+
 struct SwitchConfig {
   std::string source = "<embedded>";
   uint16_t workers = 1;
@@ -73,6 +84,7 @@ struct SwitchConfig {
   std::vector<GroupSpec> groups;
   std::vector<RouteSpec> routes;  // RouteSpec::group indexes `groups`
   std::vector<LinkEvent> link_events;  // sorted by at_ns
+  std::vector<MirrorSessionSpec> mirror_sessions;
   LoadViewConfig load_view;
   RouteLimits route_limits;       // what each route table holds at most (run-time changes too)
   double duration_s = 0;          // demo runs set one; 0 = until signalled

@@ -4,6 +4,7 @@
 
 #include "dataplane/ports/capture_tap.h"
 #include "dataplane/ports/port.h"
+#include "dataplane/ports/port_mirror.h"
 #include "dataplane/tm/queue/load_view.h"
 #include "dataplane/tm/queue/egress_port.h"
 
@@ -17,6 +18,7 @@ Worker::Worker(uint16_t id_, const PipelineSpec& spec, const StageEnv& env, uint
   ctx.nexthop_counters = nexthop_counters.get();
   ctx.egress = egress_by_port;
   ctx.handoff = handoff_;
+  ctx.outbox = outbox;
   ctx.tracer = &tracer;
   ctx.rng = FastRng(seed * 7919u + id_ + 1);
 }
@@ -82,6 +84,8 @@ void Worker::poll(uint64_t now_ns) {
       counters.port_rx_bytes[port->id].add(bytes);
       if (ctx.tap && ctx.tap->on(port->id, CaptureTap::kRx)) [[unlikely]]
         ctx.tap->copy(id, port->id, CaptureTap::kRx, b.pkts, n, now_ns);
+      if (ctx.mirror && ctx.mirror->on(port->id, PortMirror::kRx)) [[unlikely]]
+        ctx.mirror->copy(ctx, port->id, PortMirror::kRx, b.pkts, n);
       ctx.rx_port = port->id;
       pipeline.run(b, ctx);  // consumes b
       flush_handoff();

@@ -32,7 +32,8 @@ _roceswitch_ctl() {
             mapfile -t COMPREPLY < <(compgen -S = -W "$(_roceswitch_ctl_names port)" -- "$cur")
             compopt -o nospace 2>/dev/null
             return ;;
-        --timeout | --limit | --param | --table-size | --policy-by-tc | --interval | --count) return ;;
+        --rx | --tx) mapfile -t COMPREPLY < <(compgen -W "$(_roceswitch_ctl_names port)" -- "$cur"); return ;;
+        --timeout | --limit | --param | --table-size | --policy-by-tc | --interval | --count | --truncate | --queue) return ;;
     esac
 
     # The positional words so far: the command, its subcommand, their arguments.
@@ -40,7 +41,8 @@ _roceswitch_ctl() {
     for ((i = 1; i < cword; i++)); do
         w="${words[i]}"
         case "$w" in
-            --socket | --timeout | --limit | --members | --policy | --param | --table-size | --policy-by-tc | --interval | --count) ((i++)) ;;
+            --socket | --timeout | --limit | --members | --policy | --param | --table-size | --policy-by-tc | --interval | --count | \
+                --rx | --tx | --truncate | --queue) ((i++)) ;;
             -*) ;;
             *) pos+=("$w") ;;
         esac
@@ -48,7 +50,7 @@ _roceswitch_ctl() {
 
     local list="" opts="-h --help --socket --timeout"
     case "${pos[0]:-}" in
-        "") list="route group port counters config state limits ops batch raw watch" ;;
+        "") list="route group port mirror qos counters config state limits ops batch p4 trace capture raw watch" ;;
         route)
             case "${pos[1]:-}" in
                 "") list="add del list" ;;
@@ -68,6 +70,12 @@ _roceswitch_ctl() {
                 "") list="up down list" ;;
                 up | down) [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
                 list) opts+=" --names --json" ;;
+            esac ;;
+        mirror)
+            case "${pos[1]:-}" in
+                "") list="set del list" ;;
+                set) opts+=" --rx --tx --truncate --queue"; [ ${#pos[@]} -eq 3 ] && list="$(_roceswitch_ctl_names port)" ;;
+                list) opts+=" --json" ;;
             esac ;;
         counters)
             opts+=" --json"

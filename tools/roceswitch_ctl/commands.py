@@ -7,8 +7,8 @@ import json
 from .args import int_map, keyvals, members, nexthops_arg, opt, policy_value, positive, tc_policy
 from .client import DEFAULT_SOCKET, PROG, UsageError
 from .runners import run_batch, run_capture, run_p4, run_raw, run_trace
-from .show import (show_counters, show_dump, show_groups, show_limits, show_ops, show_ports, show_qos,
-                   show_routes)
+from .show import (show_counters, show_dump, show_groups, show_limits, show_mirrors, show_ops, show_ports,
+                   show_qos, show_routes)
 from .watch import run_watch
 
 
@@ -80,6 +80,18 @@ COMMANDS = [
     Cmd('port up', "set a port's admin state up", 'port.set', [A('name')], lambda a: {'port': a.name, 'admin': 'up'}),
     Cmd('port list', 'ports: admin and link state, speed', 'port.list',
         [A('--names', action='store_true', help='names only, one a line')], show=show_ports),
+    Cmd('mirror set', "add or replace a mirror session: copies of ports' received (--rx) or sent (--tx) frames "
+        'to a port', 'mirror.set',
+        [A('name', help='session name'), A('dst', metavar='DST_PORT', help='where the copies go'),
+         A('--rx', type=lambda t: [x for x in t.split(',') if x], action='extend', metavar='PORT,...',
+           help='ports whose received frames are copied (before any check: dropped ones too)'),
+         A('--tx', type=lambda t: [x for x in t.split(',') if x], action='extend', metavar='PORT,...',
+           help='ports whose sent frames are copied (after the rewrite)'),
+         A('--truncate', type=int, metavar='BYTES', help='keep this much of each frame (default: whole)'),
+         A('--queue', type=int, metavar='Q', help="the destination's queue, a lossy one (default 0)")],
+        lambda a: opt(name=a.name, dst_port=a.dst, rx_ports=a.rx, tx_ports=a.tx, truncate=a.truncate, queue=a.queue)),
+    Cmd('mirror del', 'remove a mirror session', 'mirror.del', [A('name')], lambda a: {'name': a.name}),
+    Cmd('mirror list', 'mirror sessions, with the copies made and lost', 'mirror.list', show=show_mirrors),
     Cmd('counters', 'counters: a table a port, or one port or group', 'counters',
         [A('object', nargs='?', help='a port or group name')], lambda a: opt(object=a.object), show=show_counters),
     Cmd('config dump', 'the running state as a configuration the switch starts from', 'config.dump',

@@ -70,6 +70,12 @@ def show_ports(r, a):
     table(['name', 'admin', 'link', 'speed'], [[p['name'], p['admin'], p['link'], f"{num(p['speed_gbps'])}G"] for p in r])
 
 
+def show_mirrors(r, a):
+    table(['name', 'dst', 'rx ports', 'tx ports', 'truncate', 'queue', 'copies', 'lost'],
+          [[m['name'], m['dst_port'], ','.join(m['rx_ports']) or '-', ','.join(m['tx_ports']) or '-',
+            m['truncate'] or 'whole', m['queue'], m['copies'], m['lost']] for m in r])
+
+
 def port_sums(p):
     """The figures the summary and watch show, from one port of the stats JSON (app/stats_json.cc)."""
     pfc, queues = p.get('pfc', {}), p.get('queues', [])

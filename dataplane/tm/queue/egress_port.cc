@@ -2,6 +2,7 @@
 
 #include "dataplane/ports/capture_tap.h"
 #include "dataplane/ports/port.h"
+#include "dataplane/ports/port_mirror.h"
 #include "dataplane/routing/routing_policy.h"
 
 namespace rs {
@@ -60,7 +61,8 @@ DropReason EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
   const uint32_t cells = sb_->charge(len);
   const uint16_t in = pm.in_port;
   const uint8_t pg = sb_->pg_of(pm);
-  const bool lossless = sb_->lossless_pgs(in) & (1u << pg);
+  const bool copy = pm.flags & meta_flag::kMirrorCopy;  // a mirror copy is charged to no PG
+  const bool lossless = !copy && (sb_->lossless_pgs(in) & (1u << pg));
   const bool precharged = pm.flags & meta_flag::kPgCharged;
   DropReason r = DropReason::None;
   if (f.packets() >= cfg_.limits[q].packets) {
@@ -93,7 +95,7 @@ DropReason EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
     return r;
   }
   admit(m, q, len, cells);
-  if (track_pg_ && !precharged) use_->pg[in][pg].add(cells);
+  if (track_pg_ && !precharged && !copy) use_->pg[in][pg].add(cells);
   if ((paused_mask_ & qbit) && !stalled_since_[q]) stalled_since_[q] = ctx.now_ns | 1;
   // XOFF must not wait for the next loop: the ingress port's generator is checked now when
   // this worker owns it (otherwise its owner sees the level on its next loop).
@@ -163,6 +165,7 @@ void EgressPort::publish_load() {
 void EgressPort::release_pgs(rte_mbuf* const* pkts, uint16_t n) {
   for (uint16_t i = 0; i < n; ++i) {
     const PacketMeta& pm = meta(pkts[i]);
+    if (pm.flags & meta_flag::kMirrorCopy) continue;
     use_->pg[pm.in_port][sb_->pg_of(pm)].sub(sb_->charge(pkts[i]->pkt_len));
   }
 }
@@ -324,6 +327,7 @@ uint16_t EgressPort::transmit(WorkerContext& ctx) {
   dirty_ |= served;
   publish_counters();
   if (ctx.tap && ctx.tap->on(id_, CaptureTap::kTx)) [[unlikely]] ctx.tap->copy(ctx.worker, id_, CaptureTap::kTx, out, n, ctx.now_ns);
+  if (ctx.mirror && ctx.mirror->on(id_, PortMirror::kTx)) [[unlikely]] ctx.mirror->copy(ctx, id_, PortMirror::kTx, out, n);
   const uint16_t sent = port_->tx_burst(out, n, ctx.now_ns);
   for (uint16_t i = sent; i < n; ++i) {
     bytes -= out[i]->pkt_len;

@@ -109,7 +109,9 @@ TEST(Bmv2Cli, BadLineIsNamedAndTheWholeScriptChangesNothing) {
       {"table_delete tc_to_queue 9", "has no entry 9"},
       {"table_add ipv4_lpm set_nexthop 10.0.0.0/8 => 1 2", "is indirect"},
       {"table_add acl deny 1 =>", "no table 'acl'"},
-      {"mirroring_add 5 1", "not supported by roceswitch yet"},
+      {"mirroring_add_mc 5 1", "multicast mirror sessions are not supported"},
+      {"mirroring_add 5 9", "egress_port: no port 9"},
+      {"table_add mirror_ingress mirror_in 1 => 6", "no mirror session 6: mirroring_add it first"},
       {"frobnicate", "unknown command"},
   };
   for (auto& c : cases) {

@@ -97,6 +97,9 @@ void equal_route(const RouteSpec& a, const RouteSpec& b, const std::string& at) 
 }
 
 void equal_event(const LinkEvent& a, const LinkEvent& b, const std::string& at) { RS_FIELD(port); RS_FIELD(at_ns); RS_FIELD(up); }
+void equal_mirror(const MirrorSessionSpec& a, const MirrorSessionSpec& b, const std::string& at) {
+  RS_FIELD(name); RS_FIELD(dst_port); RS_FIELD(queue); RS_FIELD(truncate); RS_FIELD(rx_ports); RS_FIELD(tx_ports);
+}
 
 // Everything but `source` (where the config came from, not what it is).
 void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const std::string& at = "cfg") {
@@ -112,6 +115,7 @@ void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const std::stri
   RS_EACH(groups, equal_group);
   RS_EACH(routes, equal_route);
   RS_EACH(link_events, equal_event);
+  RS_EACH(mirror_sessions, equal_mirror);
 }
 
 // ---- the property
@@ -260,6 +264,9 @@ nexthop_groups:
      members: [{port: u0, mac: "02:00:00:00:bb:00", weight: 3}, {port: u1, mac: "02:00:00:00:bb:01"}]}
   - {name: hashed, policy: {name: ecmp, fields: ip_pair, dest_qp: true}, members: [{port: e0, mac: "02:00:00:00:cc:00"}]}
   - {name: spare, policy: {name: spray, mode: random}, table_size: 64, members: [{port: "yes", mac: "02:00:00:00:dd:00", weight: 64}]}
+mirror_sessions:
+  - {name: span, dst_port: "yes", rx_ports: [h0, u0], tx_ports: [u1], truncate: 128, queue: 1}
+  - {name: idle, dst_port: e0}
 link_events:
   - {port: u1, at_s: 1.5, state: down}
   - {port: u0, at_s: 0.25, state: down}

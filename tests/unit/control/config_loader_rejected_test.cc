@@ -226,6 +226,21 @@ INSTANTIATE_TEST_SUITE_P(
                 "routes:\n  - {prefix: \"2001:db8::/48\", port: b, mac: \"02:00:00:00:00:01\"}\n  - {prefix: \"2001:db8:0:1::/64\", port: b, mac: \"02:00:00:00:00:01\"}\n"
                 "  - {prefix: \"2001:db8:100::/48\", port: b, mac: \"02:00:00:00:00:01\"}\n"),
             "limits.tbl8_v6", "routes need 6 IPv6 tbl8 groups (one per 8 bits of a prefix beyond its first 24, shared by prefixes that agree) but limits.tbl8_v6 is 5"},
+        // mirror_sessions: SPAN sessions.
+        Bad{"mirror_unknown_key", "mirror_sessions: [{name: s, dst_port: b, ports: [a]}]\n" + kTwoPorts, "mirror_sessions[0].ports", "unknown key"},
+        Bad{"mirror_no_dst", "mirror_sessions: [{name: s, rx_ports: [a]}]\n" + kTwoPorts, "mirror_sessions[0].dst_port", "missing"},
+        Bad{"mirror_unknown_port", "mirror_sessions: [{name: s, dst_port: b, rx_ports: [a, c]}]\n" + kTwoPorts, "mirror_sessions[0].rx_ports[1]",
+            "port 'c' is referenced but not defined in ports"},
+        Bad{"mirror_dst_is_source", "mirror_sessions: [{name: s, dst_port: b, tx_ports: [b]}]\n" + kTwoPorts, "mirror_sessions[0].tx_ports[0]",
+            "the destination port cannot be a source of its session"},
+        Bad{"mirror_watched_twice", "mirror_sessions: [{name: s, dst_port: b, rx_ports: [a]}, {name: t, dst_port: b, rx_ports: [a]}]\n" + kTwoPorts,
+            "mirror_sessions[1].rx_ports[0]", "this port's rx is already watched by session 's'"},
+        Bad{"mirror_same_name", "mirror_sessions: [{name: s, dst_port: b}, {name: s, dst_port: a}]\n" + kTwoPorts, "mirror_sessions[1].name",
+            "a second session 's'"},
+        Bad{"mirror_short_truncate", "mirror_sessions: [{name: s, dst_port: b, rx_ports: [a], truncate: 13}]\n" + kTwoPorts,
+            "mirror_sessions[0].truncate", "0 (whole frames) or 14 to 65535"},
+        Bad{"mirror_lossless_queue", kPfc34 + "mirror_sessions: [{name: s, dst_port: b, rx_ports: [a], queue: 4}]\n" + kTwoPorts,
+            "mirror_sessions[0].queue", "queue 4 is lossless"},
         Bad{"syntax", "ports: [\n", "(syntax)", ""}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
 
