@@ -161,6 +161,17 @@ void port_families(PrometheusWriter& w, const json& ports) {
     rate.add({{"port", name}}, number(field(load, "tx_rate_bps")) / 8);
     quality.add({{"port", name}}, field(load, "quality"));
   }
+  auto& mirror = w.family("roceswitch_mirror_copies_total", kCounter,
+                          "Mirror copies made of the port's received (direction rx) or sent (tx) frames.");
+  auto& mirror_lost = w.family("roceswitch_mirror_lost_total", kCounter,
+                               "Mirror copies of the port's frames not made: the mirror pool was empty.");
+  for (const json& p : ports) {
+    const std::string name = str(field(p, "name"));
+    const json& m = field(p, "mirror");
+    mirror.add({{"port", name}, {"direction", "rx"}}, field(m, "rx_copies"));
+    mirror.add({{"port", name}, {"direction", "tx"}}, field(m, "tx_copies"));
+    mirror_lost.add({{"port", name}}, field(m, "lost"));
+  }
   // Every reason from the start (0 until it happens), so rate() sees the first drops.
   auto& drops = w.family("roceswitch_drops_total", kCounter,
                          "Packets dropped, by the port they were charged to and the drop reason.");

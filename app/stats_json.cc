@@ -63,10 +63,13 @@ nlohmann::json stats_json(const Switch& sw) {
     pj["rx_bytes"] = sw.rx_bytes(p);
     pj["tx_packets"] = sw.tx_packets(p);
     pj["tx_bytes"] = sw.tx_bytes(p);
-    pj["drops"] = drop_map([&](DropReason r) { return sw.drops(p, r); });
     const auto port = static_cast<uint16_t>(p);
+    pj["drops"] = drop_map([&](DropReason r) { return sw.drops(p, r); });
     pj["link_up"] = sw.load().link_up(port);
     pj["link_down_events"] = sw.link_down_events(p);
+    // Mirror copies this port's frames made (its rx and tx sides), and lost to an empty pool.
+    pj["mirror"] = {{"rx_copies", sw.mirror().copies(port, PortMirror::kRx)}, {"tx_copies", sw.mirror().copies(port, PortMirror::kTx)},
+                    {"lost", sw.mirror().lost(port, PortMirror::kRx) + sw.mirror().lost(port, PortMirror::kTx)}};
     pj["load"] = {{"queued_bytes", sw.load().port_bytes(port)}, {"tx_rate_bps", sw.load().tx_rate_bps(port)},
                   {"quality", sw.load().quality(port)}};
     json qs = json::array();
@@ -132,8 +135,10 @@ nlohmann::json stats_json(const Switch& sw) {
   }
   j["workers"] = workers;
   const SwitchTotals t = sw.totals();
-  j["totals"] = {{"received", t.received}, {"sent", t.sent},         {"queued", t.queued},
-                 {"in_flight", t.in_flight}, {"dropped", t.dropped}, {"balanced", t.balanced()}};
+  j["totals"] = {{"received", t.received}, {"sent", t.sent},         {"queued", t.queued},       {"in_flight", t.in_flight},
+                 {"dropped", t.dropped},   {"mirrored", t.mirrored}, {"balanced", t.balanced()}};
+  // The switch's packet pool (a soak watches it stay flat), the per-lcore caches counted as free.
+  j["mbufs"] = {{"size", sw.pool()->size}, {"in_use", rte_mempool_in_use_count(sw.pool())}};
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -113,7 +114,9 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
 
 }  // namespace
 
-SwitchConfig load_config_text(const std::string& text, const std::string& source) {
+namespace {
+
+SwitchConfig load_unguarded(const std::string& text, const std::string& source) {
   ConfigReader rd(source);
   SwitchConfig cfg;
   cfg.source = source;
@@ -123,6 +126,8 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
   } catch (const YAML::ParserException& e) {
     throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
   }
+  // An empty file or a lone scalar: the message needs a place to name, as every other one has.
+  if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (switch, ports, routes, ...)");
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
                      "load_view", "link_events", "limits", "mirror_sessions"});
   if (auto sw = root["switch"]) {
@@ -134,6 +139,10 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     if (auto x = sw["pipeline"]) {
       std::string p = rd.str(x, "switch.pipeline");
       if (!p.empty() && p[0] != '/' && source.find('/') != std::string::npos) p = source.substr(0, source.rfind('/') + 1) + p;
+      // A file, and a pipeline's size: a device (/dev/zero) or a directory would never end.
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(p, ec)) rd.fail(x, "switch.pipeline", fmt::format("'{}' is not a file", p));
+      if (std::filesystem::file_size(p, ec) > (1u << 20)) rd.fail(x, "switch.pipeline", fmt::format("'{}' is over 1 MiB", p));
       std::ifstream in(p);
       if (!in) rd.fail(x, "switch.pipeline", fmt::format("cannot read '{}'", p));
       std::stringstream ss;
@@ -294,6 +303,19 @@ SwitchConfig load_config_text(const std::string& text, const std::string& source
     rd.fail(given ? given : rs_, "limits." + p->key, given ? p->reason : p->reason + " (the default)");
   }
   return cfg;
+}
+
+}  // namespace
+
+SwitchConfig load_config_text(const std::string& text, const std::string& source) {
+  try {
+    return load_unguarded(text, source);
+  } catch (const YAML::Exception& e) {
+    // A read the checks above did not guard (a node of the wrong kind subscripted or converted):
+    // still a refusal with the line, never an escaping exception. fuzz_config reports these
+    // ("(structure)") so that the missing check gets written.
+    throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
+  }
 }
 
 SwitchConfig load_config_file(const std::string& path) {

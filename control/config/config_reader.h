@@ -36,17 +36,22 @@ class ConfigReader {
   void keys(const YAML::Node& n, const std::string& path, std::initializer_list<const char*> allowed) const {
     map(n, path);
     for (auto kv : n) {
-      const auto k = kv.first.as<std::string>();
+      const auto k = key(kv.first, path);
       bool ok = false;
       for (auto a : allowed) ok |= (k == a);
       if (!ok) {
         std::string list;
         for (auto a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(kv.first, join(path, k), fmt::format("unknown key (allowed: {})", list));
+        fail(kv.first, join(path, k.empty() ? "\"\"" : k), fmt::format("unknown key (allowed: {})", list));  // an empty key, shown
       }
     }
   }
   static std::string join(const std::string& path, const std::string& k) { return path.empty() ? k : path + "." + k; }
+  // A map's key as a name: YAML allows a list or a map there (`? [a, b]: 1`), a config does not.
+  std::string key(const YAML::Node& k, const std::string& path) const {
+    if (!k.IsScalar()) fail(k, path.empty() ? "(top level)" : path, "a key must be a name, not a list or a map");
+    return k.as<std::string>();
+  }
 
   std::string str(const YAML::Node& n, const std::string& path) const {
     if (!n.IsScalar()) fail(n, path, "expected a string");

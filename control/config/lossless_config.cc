@@ -198,7 +198,7 @@ void read_lossless(const ConfigReader& rd, const YAML::Node& root, SwitchConfig&
   double default_cable = PortLosslessConfig{}.cable_length_m;
   std::map<std::string, BufferProfile> profiles;
   std::array<const BufferProfile*, 8> pg_profile{};
-  const bool has_pg = buf && buf["pg"];
+  const bool has_pg = buf && buf.IsMap() && buf["pg"];  // (not a map: refused by keys() below)
   std::array<int8_t, 8> dynamic_th = PortLosslessConfig{}.dynamic_th;
   std::array<uint64_t, 8> queue_size{};
   if (buf) {

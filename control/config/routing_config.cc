@@ -70,7 +70,7 @@ PolicySpec read_policy(const ConfigReader& rd, const YAML::Node& n, const std::s
   if (!n.IsMap()) return spec;
   const RoutingPolicyEntry& e = RoutingPolicyRegistry::at(static_cast<std::size_t>(id));
   for (auto kv : n) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = rd.key(kv.first, path);
     if (key == "name") continue;
     const std::string kp = path + "." + key;
     const int k = param_index(e.params, key);
@@ -81,7 +81,7 @@ PolicySpec read_policy(const ConfigReader& rd, const YAML::Node& n, const std::s
                                         known.empty() ? "none" : known));
     }
     if (!kv.second.IsScalar()) rd.fail(kv.second, kp, "expected a value");
-    const ParsedParam v = parse_param(e.params[static_cast<std::size_t>(k)], kv.second.as<std::string>());
+    const ParsedParam v = parse_param(e.params[static_cast<std::size_t>(k)], rd.str(kv.second, kp));
     if (!v.error.empty()) rd.fail(kv.second, kp, v.error);
     spec.params.emplace_back(key, v.value);
   }

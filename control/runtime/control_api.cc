@@ -176,7 +176,8 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
         full["name"] = g.policy.name;
         PolicySpec p = read_policy(rd, full, "policy");
         for (auto& [k, v] : p.params) {
-          auto at = std::find_if(g.policy.params.begin(), g.policy.params.end(), [&](auto& kv) { return kv.first == k; });
+          const std::string& key = k;  // clang before 16 lets no lambda capture a structured binding
+          auto at = std::find_if(g.policy.params.begin(), g.policy.params.end(), [&](auto& kv) { return kv.first == key; });
           if (at != g.policy.params.end()) at->second = v;
           else g.policy.params.emplace_back(k, v);
         }
@@ -406,17 +407,23 @@ json ControlApi::handle(const json& req) {
   return json{{"id", id}, {"ok", true}, {"result", result}};
 }
 
+namespace {
+// A response as one line. Bytes that are not UTF-8 (a parse error quotes what it read; a reason
+// may name a key the request spelled so) become U+FFFD instead of making dump() throw.
+std::string line_of(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+}  // namespace
+
 std::string ControlApi::handle_line(std::string_view line) {
   json req;
   try {
     req = json::parse(line);
   } catch (const json::parse_error& e) {
-    return error(nullptr, std::nullopt, "", fmt::format("invalid JSON: {}", e.what())).dump();
+    return line_of(error(nullptr, std::nullopt, "", fmt::format("invalid JSON: {}", e.what())));
   }
   try {
-    return handle(req).dump();
+    return line_of(handle(req));
   } catch (const std::exception& e) {
-    return error(req.is_object() && req.contains("id") ? req["id"] : json(nullptr), std::nullopt, "", e.what()).dump();
+    return line_of(error(req.is_object() && req.contains("id") ? req["id"] : json(nullptr), std::nullopt, "", e.what()));
   }
 }
 

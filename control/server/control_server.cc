@@ -47,7 +47,9 @@ bool answered(const std::string& path) {
 }
 
 std::string error_line(const std::string& reason) {
-  return nlohmann::json{{"id", nullptr}, {"ok", false}, {"error", {{"field", ""}, {"reason", reason}}}}.dump() + "\n";
+  return nlohmann::json{{"id", nullptr}, {"ok", false}, {"error", {{"field", ""}, {"reason", reason}}}}.dump(
+             -1, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
 }
 
 }  // namespace

@@ -70,12 +70,16 @@ template <FixedName kChainName, typename... Ts>
 class Chain final : public Stage {
   static constexpr std::size_t kSteps = sizeof...(Ts);
   using Steps = std::tuple<Ts...>;
+  // Each stage is built from the chain's env (a member of a template, so that Ts stays in the
+  // expansion below: clang takes an alias that drops it for a pack with nothing to expand).
   template <typename>
-  using EnvFor = const StageEnv&;  // each stage is built from the chain's env
+  struct EnvFor {
+    using type = const StageEnv&;
+  };
 
  public:
   static constexpr std::string_view kName = kChainName.view();
-  explicit Chain(const StageEnv& env) : steps_(static_cast<EnvFor<Ts>>(env)...) {
+  explicit Chain(const StageEnv& env) : steps_(static_cast<typename EnvFor<Ts>::type>(env)...) {
     std::size_t base = 0;
     for_each([&](auto& s, auto k) {
       using S = std::remove_reference_t<decltype(s)>;

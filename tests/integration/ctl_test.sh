@@ -3,7 +3,8 @@
 # (ports, groups, routes, counters, limits), writes and their undo (the state hash comes back),
 # error messages and exit codes, a batch file as one transaction (a bad line changes nothing and
 # is named by its line number), config dump accepted by --check-config, a port's admin state
-# reaching its link, watch, the peer check (SO_PEERCRED) and the bash completion. Stops at the
+# reaching its link, watch, a capture and a mirror session read back by tshark, the peer check
+# (SO_PEERCRED) and the bash completion. Stops at the
 # first failure; the switch must then exit 0 on SIGINT and remove its socket.
 set -euo pipefail
 ROCESWITCH="${1:-}"
@@ -264,6 +265,19 @@ roce=$(tshark -r "$T/h1.pcapng" -Y 'infiniband.bth.opcode' -T fields -e frame.in
 echo "$roce" | grep -qE '^ +50 h1$' || fail "capture: tshark does not see 50 RoCE packets on interface h1: $roce"
 fails 2 "a capture ends at its first limit" capture h1 rx "$T/x.pcapng"
 pass "capture: 50 RoCE frames from h1 in a pcapng file that tshark decodes"
+
+# ---- mirror: h1's received frames copied to h3 (which nothing else sends to), cut to 96 bytes --
+before="$(hash_now)"
+ok mirror set span h3 --rx h1 --truncate 96
+ok capture h3 tx "$T/span.pcapng" --count 40
+seen=$(tshark -r "$T/span.pcapng" -T fields -e frame.len -e ip.src 2>/dev/null | sort | uniq -c)
+echo "$seen" | grep -qE '^ +40 96\s+10\.0\.1\.2$' || fail "mirror: tshark does not see 40 frames of 96 bytes from 10.0.1.2 leaving h3: $seen"
+ok mirror list --json
+jtrue "j[0]['name'] == 'span' and j[0]['rx_ports'] == ['h1'] and j[0]['copies'] >= 40 and j[0]['lost'] == 0" "mirror list: the session and its copies"
+fails 1 "the destination port cannot be a source" mirror set other h2 --tx h2
+ok mirror del span
+[ "$(hash_now)" = "$before" ] || fail "mirror: the state after mirror del is not the state before"
+pass "mirror: h1's frames, cut to 96 bytes, leave h3 as tshark reads them; set, list, del"
 
 # ---- trace: a packet's walk through the running pipeline ----------------------------------
 ok trace 1

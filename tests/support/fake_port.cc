@@ -4,6 +4,7 @@
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "tests/support/eal_env.h"
@@ -29,14 +30,27 @@ RingPeer::~RingPeer() {
 }
 
 void RingPeer::inject(const std::vector<uint8_t>& frame) {
+  // As a NIC that scatters: a frame longer than one buffer arrives as a chain of segments.
   rte_mbuf* m = rte_pktmbuf_alloc(test_pool());
   ASSERT_NE(m, nullptr);
-  void* p = rte_pktmbuf_append(m, static_cast<uint16_t>(frame.size()));
-  if (p == nullptr) {
-    rte_pktmbuf_free(m);
-    FAIL() << "a frame of " << frame.size() << " bytes does not fit in an mbuf";
+  std::size_t done = 0;
+  for (rte_mbuf* seg = m; done < frame.size();) {
+    const std::size_t n = std::min<std::size_t>(frame.size() - done, rte_pktmbuf_tailroom(seg));
+    std::memcpy(rte_pktmbuf_mtod_offset(seg, uint8_t*, seg->data_len), frame.data() + done, n);
+    seg->data_len = static_cast<uint16_t>(seg->data_len + n);
+    m->pkt_len += static_cast<uint32_t>(n);
+    done += n;
+    if (done == frame.size()) break;
+    rte_mbuf* next = rte_pktmbuf_alloc(test_pool());
+    if (!next) {
+      rte_pktmbuf_free(m);
+      FAIL() << "no mbuf for a segment of a " << frame.size() << "-byte frame";
+    }
+    next->data_off = 0;  // a following segment has no headroom to keep
+    seg->next = next;
+    ++m->nb_segs;
+    seg = next;
   }
-  std::memcpy(p, frame.data(), frame.size());
   inject(m);
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "app/stats_json.h"
+#include "dataplane/switch/mirror_sessions.h"
 #include "tests/unit/app/observability_rig.h"
 #include "tests/unit/app/prometheus_parse.h"
 
@@ -48,6 +49,7 @@ TEST(Prometheus, WriterChecksNamesAndDropsDuplicateSeries) {
 
 TEST(Prometheus, EveryFamilyWellFormedAndValuesAreTheSwitchCounters) {
   Rig r;
+  apply_mirror_sessions(r.sw.mirror(), {{.name = "span", .dst_port = 2, .rx_ports = {1}}}, r.sw.num_ports());
   r.run(2 * kMs);
   const std::string text = prometheus_metrics(r.sw);
   if (std::getenv("RS_PRINT_METRICS")) std::printf("%s", text.c_str());  // to look at it
@@ -78,6 +80,9 @@ TEST(Prometheus, EveryFamilyWellFormedAndValuesAreTheSwitchCounters) {
                 static_cast<double>(r.sw.egress(p).queue(q).depth_bytes.get()));
   }
   EXPECT_GT(*e.get("roceswitch_port_rx_packets_total", {{"port", "h1"}}), 0);
+  EXPECT_EQ(e.get("roceswitch_mirror_copies_total", {{"port", "h1"}, {"direction", "rx"}}),
+            static_cast<double>(r.sw.mirror().copies(1, PortMirror::kRx)));
+  EXPECT_GT(*e.get("roceswitch_mirror_copies_total", {{"port", "h1"}, {"direction", "rx"}}), 0);
   // Every drop reason from the start, 0 until it happens.
   EXPECT_EQ(e.get("roceswitch_drops_total", {{"port", "h0"}, {"reason", "no_route"}}), 0.0);
   // The weird name comes back unescaped: the writer escaped it as the format says.

@@ -226,6 +226,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "routes:\n  - {prefix: \"2001:db8::/48\", port: b, mac: \"02:00:00:00:00:01\"}\n  - {prefix: \"2001:db8:0:1::/64\", port: b, mac: \"02:00:00:00:00:01\"}\n"
                 "  - {prefix: \"2001:db8:100::/48\", port: b, mac: \"02:00:00:00:00:01\"}\n"),
             "limits.tbl8_v6", "routes need 6 IPv6 tbl8 groups (one per 8 bits of a prefix beyond its first 24, shared by prefixes that agree) but limits.tbl8_v6 is 5"},
+        // switch.pipeline: a file of a pipeline's size, never a device or a directory.
+        Bad{"pipeline_device", "switch: {pipeline: /dev/zero}\n" + kTwoPorts, "switch.pipeline", "'/dev/zero' is not a file"},
+        Bad{"pipeline_directory", "switch: {pipeline: /tmp}\n" + kTwoPorts, "switch.pipeline", "'/tmp' is not a file"},
+        Bad{"pipeline_missing", "switch: {pipeline: /nonexistent/p.yaml}\n" + kTwoPorts, "switch.pipeline", "is not a file"},
         // mirror_sessions: SPAN sessions.
         Bad{"mirror_unknown_key", "mirror_sessions: [{name: s, dst_port: b, ports: [a]}]\n" + kTwoPorts, "mirror_sessions[0].ports", "unknown key"},
         Bad{"mirror_no_dst", "mirror_sessions: [{name: s, rx_ports: [a]}]\n" + kTwoPorts, "mirror_sessions[0].dst_port", "missing"},
@@ -241,6 +245,12 @@ INSTANTIATE_TEST_SUITE_P(
             "mirror_sessions[0].truncate", "0 (whole frames) or 14 to 65535"},
         Bad{"mirror_lossless_queue", kPfc34 + "mirror_sessions: [{name: s, dst_port: b, rx_ports: [a], queue: 4}]\n" + kTwoPorts,
             "mirror_sessions[0].queue", "queue 4 is lossless"},
+        Bad{"empty_file", "", "(top level)", "expected a map of sections"},
+        Bad{"empty_key", "\"\": 5\n" + kTwoPorts, "\"\"", "unknown key"},
+        Bad{"buffer_is_a_scalar", "buffer: 5\n" + kTwoPorts, "buffer", "expected a map"},
+        Bad{"key_is_a_list", with_port("name: b, devargs: x, ? [q]: 1"), "ports[1]", "a key must be a name, not a list or a map"},
+        Bad{"top_key_is_a_map", "? {a: 1}\n: x\n" + kTwoPorts, "(top level)", "a key must be a name"},
+        Bad{"scalar_file", "42\n", "(top level)", "expected a map of sections"},
         Bad{"syntax", "ports: [\n", "(syntax)", ""}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
 

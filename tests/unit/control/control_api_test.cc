@@ -17,7 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr uint32_t kQpA = 0x100, kQpB = 0x200;
+constexpr uint32_t kQpA = 0x100;
 
 // Hosts h0..h3 (10.0.h.2 behind port h, groups to_h0..to_h3, routes 10.0.h.0/24).
 SwitchConfig four_hosts() {
@@ -293,6 +293,18 @@ TEST(ControlApi, InvalidOperationsNameFieldAndReasonAndChangeNothing) {
   EXPECT_NE(r.api.handle_line(R"({"id":1,"op":"route.list","ops":[]})").find("exactly one of"), std::string::npos);
   EXPECT_NE(r.api.handle_line(R"({"id":1,"ops":[{"op":"route.list"}]})").find("send it as a request of its own"), std::string::npos);
   EXPECT_NE(r.api.handle_line(R"({"id":1,"ops":[7]})").find("ops[0].op"), std::string::npos);
+}
+
+// Found by fuzz_control: a parse error quotes the bytes it read, and bytes that are not UTF-8
+// made the response's dump() throw out of handle_line.
+TEST(ControlApi, BytesThatAreNotUtf8GetAJsonError) {
+  Rig r(four_hosts());
+  for (const std::string& line : {std::string("{\"i\x9f\": 1}"), std::string("{\"op\": \"ro\xff\"}"), std::string("\xc3")}) {
+    const std::string out = r.api.handle_line(line);
+    json resp;
+    ASSERT_NO_THROW(resp = json::parse(out)) << out;
+    EXPECT_FALSE(resp["ok"].get<bool>()) << out;
+  }
 }
 
 TEST(ControlApi, TransactionWithOneBadOperationChangesNothing) {

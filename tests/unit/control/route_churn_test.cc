@@ -3,6 +3,7 @@
 // is lost or reordered, and no packet reaches a next hop its prefix never had.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "control/runtime/control_api.h"
@@ -51,14 +52,23 @@ TEST(RouteChurn, UntouchedPrefixesLoseNothingAndChurnedOnesStayOnTheirNextHops) 
     if (kind == 0) {
       req = {{"op", "route.add"}, {"prefix", "10.0.5.0/24"}, {"group", updates % 8 ? "to_h3" : "to_h2"}, {"replace", true}};
     } else if (kind == 1 || extra.empty()) {
-      extra.push_back(fmt::format("10.{}.{}.0/24", 1 + rng() % 200, rng() % 256));
+      // One draw a statement: the order a call's arguments are evaluated in is the compiler's.
+      std::string p;
+      do {
+        const auto b = 1 + rng() % 200;
+        const auto c = rng() % 256;
+        p = fmt::format("10.{}.{}.0/24", b, c);
+      } while (std::find(extra.begin(), extra.end(), p) != extra.end());  // each is deleted once
+      extra.push_back(p);
       req = {{"op", "route.add"}, {"prefix", extra.back()}, {"group", rng() % 2 ? "to_h2" : "to_h3"}, {"replace", true}};
     } else {
       // A batch: remove one unrelated prefix and add a host route inside it.
       const std::string p = extra.back();
       extra.pop_back();
+      const auto c = rng() % 256;
+      const auto d = rng() % 256;
       req = {{"ops", json::array({{{"op", "route.del"}, {"prefix", p}},
-                                  {{"op", "route.add"}, {"prefix", fmt::format("10.201.{}.{}/32", rng() % 256, rng() % 256)},
+                                  {{"op", "route.add"}, {"prefix", fmt::format("10.201.{}.{}/32", c, d)},
                                    {"group", "to_h2"}, {"replace", true}}})}};
     }
     const json resp = api.handle(req);

@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""Writes the fuzz targets' seed corpora and dictionaries (never third-party captures): frames
+built with scapy, the repository's own configs and P4 program, and control requests.
+
+    tests/fuzz/make_corpus.py OUT_DIR      -> OUT_DIR/<target>/seed-*, OUT_DIR/<target>.dict
+"""
+
+import json
+import logging
+import os
+import struct
+import sys
+
+logging.getLogger('scapy').setLevel(logging.ERROR)  # its ICRC for IPv6 is ours to write
+from scapy.all import ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw  # noqa: E402
+from scapy.contrib.roce import BTH  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SWITCH_MAC = '02:00:00:00:00:10'
+
+
+def roce(dst, opcode=0x0a, dscp=26, ecn=2, payload=256, v6=False, vlan=None, sport=0xc000):
+    l3 = (IPv6(dst=dst, src='2001:db8:0:9::2', tc=dscp << 2 | ecn) if v6 else
+          IP(dst=dst, src='10.0.9.2', tos=dscp << 2 | ecn, ttl=64))
+    pkt = Ether(dst=SWITCH_MAC, src='02:aa:00:00:00:09')
+    if vlan is not None:
+        pkt = pkt / Dot1Q(vlan=vlan, prio=3)
+    # The harness writes the ICRC (the last 4 bytes) before the switch sees the frame.
+    return bytes(pkt / l3 / UDP(sport=sport, dport=4791) / BTH(opcode=opcode, dqpn=0x100, psn=1) / Raw(b'\0' * payload + b'\0' * 4))
+
+
+def pfc(enable, quanta, opcode=0x0101):
+    body = struct.pack('!HH', opcode, enable) + b''.join(struct.pack('!H', q) for q in quanta)
+    return bytes(Ether(dst='01:80:c2:00:00:01', src='02:aa:00:00:00:01', type=0x8808) / Raw(body.ljust(46, b'\0')))
+
+
+def pause(quanta):
+    return bytes(Ether(dst='01:80:c2:00:00:01', src='02:aa:00:00:00:01', type=0x8808) /
+                 Raw(struct.pack('!HH', 1, quanta).ljust(46, b'\0')))
+
+
+def records(frames):
+    """fuzz_frames' input: [port][length, 2 bytes][frame] for each (port, frame)."""
+    return b''.join(struct.pack('!BH', port, len(f)) + f for port, f in frames)
+
+
+def frames_seeds():
+    incast = [(p, roce(f'10.0.0.{p + 2}', payload=1024)) for p in (1, 2, 3) for _ in range(20)]
+    return {
+        'roce_v4': records([(0, roce('10.0.1.2')), (1, roce('10.0.2.2', opcode=0x81, payload=16))]),
+        'roce_v6': records([(2, roce('2001:db8:0:1::2', v6=True)), (0, roce('2001:db8:0:3::7', v6=True, vlan=5))]),
+        'incast_lossless': records(incast),
+        'lossy_and_spread': records([(0, roce(f'10.9.{i}.1', dscp=0, sport=0xc000 + i)) for i in range(32)]),
+        'pfc_in': records([(1, pfc(0x18, [0, 0, 0, 0xffff, 0xffff, 0, 0, 0])), (0, roce('10.0.1.2', payload=2000)),
+                           (1, pfc(0x18, [0] * 8))]),
+        'pause_in': records([(2, pause(500)), (0, roce('10.0.2.2'))]),
+        'default_route': records([(1, roce('192.168.1.1', dscp=10))]),
+        'non_ip': records([(0, bytes(Ether(dst='ff:ff:ff:ff:ff:ff') / ARP(pdst='10.0.0.1'))),
+                           (1, bytes(Ether(dst=SWITCH_MAC) / IP(dst='10.0.2.2', ttl=1) / ICMP())),
+                           (2, bytes(Ether(dst=SWITCH_MAC) / IP(dst='10.0.3.2') / TCP(dport=80)))]),
+        'truncated': records([(0, roce('10.0.1.2')[:40]), (1, b''), (2, roce('10.0.3.2')[:14])]),
+    }
+
+
+def mac_control_seeds():
+    return {
+        'pfc_xoff': pfc(0x08, [0, 0, 0, 0xffff, 0, 0, 0, 0]),
+        'pfc_xon': pfc(0xff, [0] * 8),
+        'pause': pause(0xffff),
+        'bad_opcode': pfc(0x08, [1] * 8, opcode=0x0202),
+        'reserved_bits': pfc(0x1ff, [1] * 8),
+        'short': pfc(0x08, [1] * 8)[:30],
+    }
+
+
+SMALL_CONFIG = """
+switch: {workers: 1, seed: 3}
+qos: {dscp_to_tc: {26: 3}, pfc_enable: [3, 4], cnp_queue: 6}
+buffer: {cable_length_m: 100}
+ports:
+  - {name: a, speed_gbps: 25, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa", flows: [{dst: 10.0.1.2, rate_gbps: 1, dscp: 26}]}}
+  - {name: b, devargs: net_null0, speed_gbps: 100, worker: 0}
+nexthop_groups:
+  - {name: g, policy: {name: flowlet_quality, idle_time_us: 64}, members: [{port: b, mac: "02:00:00:00:00:bb", weight: 2}]}
+mirror_sessions:
+  - {name: span, dst_port: b, rx_ports: [a], truncate: 128}
+link_events:
+  - {port: b, at_s: 0.5, state: down}
+limits: {routes_v4: 1000, routes_v6: 100}
+routes:
+  - {prefix: 10.0.1.0/24, group: g}
+  - {prefix: "2001:db8::/32", port: b, mac: "02:00:00:00:00:bb"}
+  - {prefix: 0.0.0.0/0, nexthops: [{port: a, mac: "02:00:00:00:00:aa"}, {port: b, mac: "02:00:00:00:00:bb"}]}
+"""
+
+
+def config_seeds():
+    seeds = {'small': SMALL_CONFIG, 'minimal': 'ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}\n'}
+    with open(os.path.join(TOP, 'configs/demo_incast.yaml')) as f:
+        seeds['demo_incast'] = f.read()
+    return seeds
+
+
+MEMBERS = [{'port': 'h2', 'mac': '02:00:00:00:aa:02'}, {'port': 'h3', 'mac': '02:00:00:00:aa:03', 'weight': 2}]
+CONTROL = {
+    'route_add': {'id': 1, 'op': 'route.add', 'prefix': '10.5.0.0/16', 'group': 'to_h1'},
+    'route_nexthops': {'id': 2, 'op': 'route.add', 'prefix': '2001:db8::/48', 'nexthops': MEMBERS, 'replace': True},
+    'route_del': {'id': 3, 'op': 'route.del', 'prefix': '10.0.1.0/24'},
+    'group_add': {'id': 4, 'op': 'group.add', 'name': 'spine', 'members': MEMBERS, 'policy': {'name': 'drill', 'd': 2}},
+    'group_set': {'id': 5, 'op': 'group.set', 'name': 'to_h1', 'policy': {'name': 'spray'}, 'table_size': 128},
+    'port_down': {'id': 6, 'op': 'port.set', 'port': 'h2', 'admin': 'down'},
+    'qos': {'id': 7, 'op': 'qos.set', 'trust': 'pcp', 'dscp_to_tc': {'26': 3}, 'cnp_queue': 6},
+    'mirror': {'id': 8, 'op': 'mirror.set', 'name': 'm', 'dst_port': 'h2', 'tx_ports': ['h1'], 'truncate': 64},
+    'txn': {'id': 9, 'ops': [{'op': 'group.add', 'name': 'x', 'members': MEMBERS},
+                             {'op': 'route.add', 'prefix': '10.7.0.0/16', 'group': 'x'},
+                             {'op': 'mirror.del', 'name': 'span'}]},
+    'p4': {'id': 10, 'op': 'p4.cli', 'lines': ['mirroring_add 3 2', 'table_add mirror_egress mirror_out 1 => 3']},
+    'reads': {'id': 11, 'op': 'route.list', 'prefix': '10.0.0.0/8', 'limit': 3},
+    'trace': {'id': 12, 'op': 'trace.start', 'count': 2},
+    'dump': {'id': 13, 'op': 'config.dump'},
+}
+
+BMV2 = {
+    'selector': """act_prof_create_member nexthop_selector set_nexthop 1 02:00:00:00:01:01
+act_prof_create_member nexthop_selector set_nexthop 2 02:00:00:00:02:01
+act_prof_create_group nexthop_selector
+act_prof_add_member_to_group nexthop_selector 0 0
+act_prof_add_member_to_group nexthop_selector 1 0
+table_indirect_add_with_group ipv4_lpm 10.1.0.0/16 => 0
+table_indirect_add ipv6_lpm 2001:db8::/32 => 1
+table_dump ipv4_lpm
+""",
+    'qos': """table_set_default dscp_to_tc set_tc 1
+table_add dscp_to_tc set_tc 26 => 3
+table_add pcp_to_tc set_tc 3 => 3
+table_modify dscp_to_tc set_tc 0 4
+table_add tc_to_queue set_queue 3 => 3
+table_delete tc_to_queue 0
+""",
+    'mirror': """mirroring_add 5 3
+table_add mirror_ingress mirror_in 0 => 5
+table_add mirror_egress mirror_out 1 => 5
+mirroring_get 5
+table_delete mirror_ingress 0
+mirroring_delete 5
+""",
+}
+
+# Words the targets' parsers look for: libFuzzer splices them in (-dict).
+WORDS = {
+    'config': ['switch', 'workers', 'qos', 'dscp_to_tc', 'pfc_enable', 'tc_to_pg', 'ports', 'name', 'devargs',
+               'speed_gbps', 'host', 'flows', 'nexthop_groups', 'members', 'policy', 'policy_by_tc', 'routes',
+               'prefix', 'nexthops', 'buffer', 'wred_profiles', 'queue_wred', 'pfcwd', 'load_view', 'link_events',
+               'limits', 'mirror_sessions', 'rx_ports', 'tx_ports', 'truncate', 'dst_port', 'pipeline', ': ', '- ', '{', '}'],
+    'control': ['"op"', '"ops"', '"id"', 'route.add', 'route.del', 'group.add', 'group.set', 'group.del', 'port.set',
+                'qos.set', 'mirror.set', 'mirror.del', 'p4.cli', 'route.list', 'config.dump', 'state.hash',
+                '"prefix"', '"group"', '"members"', '"port"', '"mac"', '"weight"', '"policy"', '"nexthops"',
+                '"replace"', '"admin"', '"lines"', '::/0', '/32', 'h0', 'h1', 'h2', 'h3'],
+    'bmv2': ['table_add', 'table_delete', 'table_modify', 'table_dump', 'table_clear', 'table_set_default',
+             'act_prof_create_member', 'act_prof_create_group', 'act_prof_add_member_to_group',
+             'table_indirect_add', 'table_indirect_add_with_group', 'mirroring_add', 'mirroring_delete',
+             'ipv4_lpm', 'ipv6_lpm', 'nexthop_selector', 'set_nexthop', 'dscp_to_tc', 'tc_to_queue',
+             'mirror_ingress', 'mirror_in', 'mirror_egress', 'mirror_out', '=>', 'NoAction'],
+    'p4': ['table', 'action', 'key', 'actions', 'exact', 'lpm', 'ternary', 'selector', 'bit<', 'control',
+           'apply', 'default_action', 'implementation', 'action_selector', 'size', 'const', '{', '}', ';'],
+}
+
+
+def write(out, target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'seed-' + name), 'wb') as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] in ('-h', '--help'):
+        print(__doc__.strip())
+        return 0 if len(sys.argv) == 2 else 2
+    out = sys.argv[1]
+    for n, d in frames_seeds().items():
+        write(out, 'frames', n, d)
+    for n, d in mac_control_seeds().items():
+        write(out, 'mac_control', n, d)
+    for n, d in config_seeds().items():
+        write(out, 'config', n, d)
+    for n, d in CONTROL.items():
+        write(out, 'control', n, json.dumps(d))
+    for n, d in BMV2.items():
+        write(out, 'bmv2', n, d)
+    with open(os.path.join(TOP, 'p4/roceswitch.p4')) as f:
+        write(out, 'p4', 'roceswitch', f.read())
+    for target, words in WORDS.items():
+        with open(os.path.join(out, target + '.dict'), 'w') as f:
+            for w in words:
+                f.write(json.dumps(w) + '\n')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
