@@ -75,4 +75,10 @@ class ControlFuzz {
   std::unique_ptr<ControlApi> api_;
 };
 
+// The one switch of a target's process, built on the first input.
+inline ControlFuzz& control_fuzz() {
+  static ControlFuzz f;
+  return f;
+}
+
 }  // namespace rs::fuzz

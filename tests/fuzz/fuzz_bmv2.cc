@@ -8,15 +8,6 @@
 
 #include "tests/fuzz/control_fuzz.h"
 
-namespace {
-rs::fuzz::ControlFuzz* g_fuzz = nullptr;
-}
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  g_fuzz = new rs::fuzz::ControlFuzz;
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nlohmann::json lines = nlohmann::json::array();
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
@@ -28,6 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const nlohmann::json::type_error&) {
     return 0;
   }
-  g_fuzz->handle(req);
+  rs::fuzz::control_fuzz().handle(req);
   return 0;
 }

@@ -5,16 +5,7 @@
 
 #include "tests/fuzz/control_fuzz.h"
 
-namespace {
-rs::fuzz::ControlFuzz* g_fuzz = nullptr;
-}
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  g_fuzz = new rs::fuzz::ControlFuzz;
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  g_fuzz->handle(std::string(reinterpret_cast<const char*>(data), size));
+  rs::fuzz::control_fuzz().handle(std::string(reinterpret_cast<const char*>(data), size));
   return 0;
 }

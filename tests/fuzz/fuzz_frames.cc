@@ -28,6 +28,7 @@
 #include "dataplane/switch/switch.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/fake_port.h"
+#include "tests/support/host_net.h"
 
 namespace {
 
@@ -131,36 +132,16 @@ SwitchConfig config(const std::vector<std::unique_ptr<test::RingPeer>>& peers) {
     GroupSpec g;
     g.name = ps.name;
     g.members.push_back({.port = static_cast<uint16_t>(p), .mac = rte_ether_addr{{0x02, 0xaa, 0, 0, 0, static_cast<uint8_t>(p)}}});
-    cfg.groups.push_back(g);
-    RouteSpec v4;
-    v4.addr[0] = 10;
-    v4.addr[2] = static_cast<uint8_t>(p);
-    v4.depth = 24;
-    v4.group = static_cast<uint32_t>(p);
-    cfg.routes.push_back(v4);
-    RouteSpec v6;
-    v6.ipv6 = true;
-    const uint8_t net[8] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, static_cast<uint8_t>(p)};
-    std::memcpy(v6.addr, net, 8);
-    v6.depth = 64;
-    v6.group = static_cast<uint32_t>(p);
-    cfg.routes.push_back(v6);
+    const uint32_t id = test::add_group_route(cfg, g, fmt::format("10.0.{}.0/24", p));
+    test::add_route(cfg, fmt::format("2001:db8:0:{}::/64", p), id);
   }
-  RouteSpec def;  // 0.0.0.0/0 -> p3
-  def.group = 3;
-  cfg.routes.push_back(def);
-  // The second spine-like group spreads over p1 and p2 for 10.9.0.0/16 (a policy at work).
+  test::add_route(cfg, "0.0.0.0/0", 3);
+  // A group that spreads 10.9.0.0/16 over p1 and p2 (a policy at work).
   GroupSpec spread;
   spread.name = "spread";
   spread.policy.name = "flowlet_quality";
   for (uint16_t p = 1; p <= 2; ++p) spread.members.push_back({.port = p, .mac = rte_ether_addr{{0x02, 0xbb, 0, 0, 0, static_cast<uint8_t>(p)}}});
-  cfg.groups.push_back(spread);
-  RouteSpec r;
-  r.addr[0] = 10;
-  r.addr[1] = 9;
-  r.depth = 16;
-  r.group = static_cast<uint32_t>(cfg.groups.size() - 1);
-  cfg.routes.push_back(r);
+  test::add_group_route(cfg, spread, "10.9.0.0/16");
   return cfg;
 }
 

@@ -1,10 +1,12 @@
 // The topology of the whole-switch tests: one emulated host per switch port, host h at
 // 10.0.h.2 behind port h, each reached by a /24 route through its own one-member group.
 #pragma once
+#include <arpa/inet.h>
 #include <fmt/core.h>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "dataplane/switch/switch_config.h"
@@ -40,6 +42,25 @@ inline PortSpec& add_host_port(SwitchConfig& cfg, double gbps, QueueLimits limit
   r.group = static_cast<uint32_t>(cfg.groups.size() - 1);
   cfg.routes.push_back(r);
   return cfg.ports.back();
+}
+
+// Routes `prefix` ("10.9.0.0/16", "2001:db8::/48", "0.0.0.0/0") to group `group` of cfg.
+inline void add_route(SwitchConfig& cfg, const std::string& prefix, uint32_t group) {
+  RouteSpec r;
+  const auto slash = prefix.find('/');
+  const std::string addr = prefix.substr(0, slash);
+  r.ipv6 = addr.find(':') != std::string::npos;
+  if (inet_pton(r.ipv6 ? AF_INET6 : AF_INET, addr.c_str(), r.addr) != 1) throw std::invalid_argument("bad prefix " + prefix);
+  r.depth = static_cast<uint8_t>(std::stoi(prefix.substr(slash + 1)));
+  r.group = group;
+  cfg.routes.push_back(r);
+}
+// Adds `group` and routes `prefix` to it; returns the group's index.
+inline uint32_t add_group_route(SwitchConfig& cfg, GroupSpec group, const std::string& prefix) {
+  cfg.groups.push_back(std::move(group));
+  const auto id = static_cast<uint32_t>(cfg.groups.size() - 1);
+  add_route(cfg, prefix, id);
+  return id;
 }
 
 // A RoCE flow from host `from` to host `to`.

@@ -31,13 +31,7 @@ inline SwitchConfig rig_config() {
   g.name = "spine";
   g.members.push_back({.port = 2, .mac = mac_of(2, false), .weight = 1});
   g.members.push_back({.port = 3, .mac = mac_of(3, false), .weight = 1});
-  cfg.groups.push_back(g);
-  RouteSpec r;
-  r.addr[0] = 10;
-  r.addr[2] = 9;
-  r.depth = 24;
-  r.group = static_cast<uint32_t>(cfg.groups.size() - 1);
-  cfg.routes.push_back(r);
+  add_group_route(cfg, g, "10.0.9.0/24");
   return cfg;
 }
 

@@ -154,13 +154,7 @@ SwitchConfig sprayed(uint16_t workers, const std::string& policy) {
   g.name = "far";
   g.policy.name = policy;
   g.members = {{.port = 1, .mac = cfg.ports[1].host.mac}, {.port = 2, .mac = cfg.ports[2].host.mac}};
-  cfg.groups.push_back(g);
-  RouteSpec r;
-  r.addr[0] = 10;
-  r.addr[2] = 9;
-  r.depth = 24;
-  r.group = static_cast<uint32_t>(cfg.groups.size() - 1);
-  cfg.routes.push_back(r);
+  add_group_route(cfg, g, "10.0.9.0/24");
   HostFlowSpec f;
   f.dst_ip = rte_cpu_to_be_32(RTE_IPV4(10, 0, 9, 2));
   f.rate_gbps = 10;

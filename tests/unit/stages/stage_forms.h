@@ -15,6 +15,7 @@
 #include "dataplane/stages/l3_input.h"
 #include "dataplane/stages/nexthop_select.h"
 #include "dataplane/stages/parse.h"
+#include "tests/support/constants.h"  // kT0
 #include "tests/support/seeded_rng.h"
 #include "tests/support/stage_harness.h"
 #include "tests/unit/stages/frame_gen.h"
@@ -86,7 +87,6 @@ struct RouteDef {
 };
 inline constexpr uint16_t kFormsPorts = 5;
 inline constexpr uint32_t kFormsSeed = 0x5EED;
-inline constexpr uint64_t kT0 = 1'000'000'000;
 
 // Ports 0..3 carry the ECMP and single next-hop routes, port 4 the groups of the test policy
 // (step_forms_mirror, registered by step_forms_test.cc: a policy that is more than the table).

@@ -16,6 +16,7 @@
 #include "dataplane/switch/switch.h"
 #include "pipelines_embedded.h"
 #include "tests/support/fake_port.h"
+#include "tests/support/host_net.h"
 #include "tests/unit/stages/stage_forms.h"
 
 namespace rs::test {
@@ -50,15 +51,7 @@ inline SwitchConfig base_config() {
     g.name = d.prefix;
     g.policy = PolicySpec{d.policy, {}};
     for (std::size_t k = 0; k < d.ports.size(); ++k) g.members.push_back({.port = d.ports[k], .mac = member_mac(d.ports[k], k), .weight = 1});
-    cfg.groups.push_back(g);
-    RouteSpec r;
-    const auto slash = d.prefix.find('/');
-    const std::string addr = d.prefix.substr(0, slash);
-    r.ipv6 = addr.find(':') != std::string::npos;
-    EXPECT_EQ(inet_pton(r.ipv6 ? AF_INET6 : AF_INET, addr.c_str(), r.addr), 1) << d.prefix;
-    r.depth = static_cast<uint8_t>(std::stoi(d.prefix.substr(slash + 1)));
-    r.group = static_cast<uint32_t>(cfg.groups.size() - 1);
-    cfg.routes.push_back(r);
+    add_group_route(cfg, g, d.prefix);
   }
   return cfg;
 }
