@@ -11,6 +11,11 @@ bash tools/build.sh build || exit 1
 # The sanitizer tree is clang's: it also carries libFuzzer's coverage and the fuzz targets
 # (tests/fuzz), so one tree serves both. -O1 -g1 (line tables, enough for sanitizer stack
 # traces): full -g at -O2 made this tree's compile three times as long.
+# A build-asan from before (GCC, no fuzz targets) is made again: build.sh keeps a tree's setup.
+if [ -f build-asan/build.ninja ] && ! grep -q 'fuzz_frames' build-asan/build.ninja; then
+  echo "test: build-asan predates the clang tree with fuzz targets; building it again"
+  rm -rf build-asan
+fi
 CC=clang CXX=clang++ bash tools/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false \
   -Doptimization=1 -Ddebug=false -Dc_args=-g1 -Dcpp_args=-g1 -Dperf=false -Dfuzz=true || exit 1
 
