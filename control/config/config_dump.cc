@@ -22,86 +22,14 @@
 #include <tuple>
 
 #include "control/config/config_reader.h"
+#include "control/config/config_writer.h"
 #include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/switch/mirror_sessions.h"
 
 namespace rs {
 namespace {
-
-[[noreturn]] void unrepresentable(const std::string& field, const std::string& why) {
-  throw std::invalid_argument(fmt::format("dump_config: {}: {}", field, why));
-}
-
-// Plain when every YAML reader takes the scalar for this same string; else double-quoted.
-// yaml-cpp alone would accept more, but tools/roceswitch-lab reads configs with PyYAML (YAML
-// 1.1), where `yes` is a bool, `0x10` an int and 12:34:56 a base-60 number.
-bool plain_safe(const std::string& s) {
-  static const std::set<std::string> kWords{"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"};
-  std::string lower;
-  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool chars = !s.empty() && s[0] != '-' && s[0] != '.' && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./-").find(c) != std::string_view::npos;
-  });
-  // A leading digit reads as a number unless the text is an address or a prefix.
-  const bool number = std::isdigit(static_cast<unsigned char>(s[0])) && s.find('/') == s.npos && std::count(s.begin(), s.end(), '.') < 2;
-  return chars && !number && !kWords.count(lower);
-}
-
-// Shortest text that reads back as the same double (fmt's round-trip form).
-std::string real(double v) { return fmt::format("{}", v); }
-std::string mac_text(const rte_ether_addr& a) {
-  return fmt::format("{:02x}", fmt::join(a.addr_bytes, a.addr_bytes + RTE_ETHER_ADDR_LEN, ":"));
-}
-std::string ip_text(bool v6, const void* addr) {
-  char buf[INET6_ADDRSTRLEN];
-  return inet_ntop(v6 ? AF_INET6 : AF_INET, addr, buf, sizeof buf);
-}
-
-// The emitter with the few shapes the dump uses. Numbers go in as integers or as real() text.
-struct Out {
-  YAML::Emitter e;
-  Out& key(const char* k) { return e << YAML::Key << k << YAML::Value, *this; }
-  Out& ikey(std::size_t i) { return e << YAML::Key << i << YAML::Value, *this; }  // a queue, PG, TC, DSCP...
-  template <typename T>
-  Out& kv(const char* k, const T& v) { return key(k), e << v, *this; }
-  Out& text(const std::string& s) { return (plain_safe(s) ? e << s : e << YAML::DoubleQuoted << s), *this; }
-  Out& ks(const char* k, const std::string& s) { return key(k).text(s); }  // a free-form string
-  Out& kmac(const char* k, const rte_ether_addr& a) { return key(k), e << YAML::DoubleQuoted << mac_text(a), *this; }
-  Out& begin_map(const char* k = nullptr, bool flow = false) {
-    if (k) key(k);
-    return (flow ? e << YAML::Flow : e) << YAML::BeginMap, *this;
-  }
-  Out& end_map() { return e << YAML::EndMap, *this; }
-  Out& begin_seq(const char* k) { return key(k), e << YAML::BeginSeq, *this; }
-  Out& end_seq() { return e << YAML::EndSeq, *this; }
-  // A flow list `k: [f(x) for x in r]`.
-  template <typename R, typename F>
-  Out& list(const char* k, const R& r, F f) {
-    key(k), e << YAML::Flow << YAML::BeginSeq;
-    for (const auto& x : r) e << f(x);
-    return end_seq();
-  }
-  template <std::size_t N>
-  Out& index_map(const char* k, const std::array<uint8_t, N>& m) {
-    begin_map(k, true);
-    for (std::size_t i = 0; i < N; ++i) ikey(i).e << static_cast<unsigned>(m[i]);
-    return end_map();
-  }
-};
-
-// The loader turns x units into the nearest nanosecond (ConfigReader::to_ns), so the shortest
-// text of ns / unit reads back to ns: that quotient is within half an ulp of the exact one, and
-// multiplied back it stays well within half a nanosecond of ns over the loader's whole range
-// (up to 1e15 ns < 2^53). Checked anyway, as the range is.
-std::string time_text(uint64_t ns, double unit_ns, double min_units, double max_units, const std::string& field) {
-  const double x = static_cast<double>(ns) / unit_ns;
-  if (x < min_units || x > max_units)
-    unrepresentable(field, fmt::format("{} ns is outside the loader's range [{}, {}] ({} ns each)", ns, min_units, max_units, unit_ns));
-  if (ConfigReader::to_ns(x, unit_ns) != ns) unrepresentable(field, fmt::format("{} ns does not round-trip through {}", ns, real(x)));
-  return real(x);
-}
-std::string seconds(uint64_t ns, const std::string& field) { return time_text(ns, 1e9, 0, 1e6, field); }
+using namespace dump;
 
 bool wred_eq(const WredProfile& a, const WredProfile& b) {
   return a.enabled == b.enabled && a.wred_drop == b.wred_drop && a.ecn_mark == b.ecn_mark && a.kmin == b.kmin && a.kmax == b.kmax &&
@@ -136,60 +64,6 @@ void write_qos(Out& o, const SwitchConfig& cfg, const PortLosslessConfig& l0) {
     if (m.pfc_enable >> p & 1) pfc.push_back(p);
   o.list("pfc_enable", pfc, [](int p) { return p; }).index_map("tc_to_pg", m.tc_to_pg).index_map("pfc_to_queue", m.pfc_to_queue);
   o.kv("pfc_quanta", l0.pfc_quanta).end_map();  // one key for every port's (check_port_wide)
-}
-
-void write_host(Out& o, const HostSpec& h, const std::string& hp) {
-  o.begin_map("host").kv("ip", ip_text(false, &h.ip)).kmac("mac", h.mac);
-  if (!h.receiver.empty()) o.ks("receiver", h.receiver);
-  if (!h.flows.empty()) o.begin_seq("flows");
-  for (std::size_t k = 0; k < h.flows.size(); ++k) {
-    const HostFlowSpec& f = h.flows[k];
-    const std::string fp = fmt::format("{}.flows[{}]", hp, k);
-    o.begin_map(nullptr, true).kv("dst", ip_text(false, &f.dst_ip)).kv("rate_gbps", real(f.rate_gbps));
-    o.kv("dscp", static_cast<unsigned>(f.dscp)).kv("ecn", static_cast<unsigned>(f.ecn)).kv("payload", f.payload);
-    // qp always: the loader's default depends on the flow's index.
-    o.kv("qp", fmt::format("{:#x}", f.qp)).kv("opcode", fmt::format("{:#04x}", f.opcode));
-    if (f.priority >= 0) o.kv("priority", static_cast<int>(f.priority));  // -1: from the switch's maps
-    o.kv("start_s", seconds(f.start_ns, fp + ".start_ns"));
-    if (f.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(f.stop_ns, fp + ".stop_ns"));  // max: to the end
-    o.end_map();
-  }
-  if (!h.flows.empty()) o.end_seq();
-  const HostPfcStorm& st = h.storm;
-  if (st.priority >= 0) {
-    o.begin_map("pfc_storm", true).kv("priority", static_cast<int>(st.priority)).kv("start_s", seconds(st.start_ns, hp + ".storm.start_ns"));
-    if (st.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(st.stop_ns, hp + ".storm.stop_ns"));
-    o.kv("quanta", st.quanta).end_map();
-  }
-  o.end_map();
-}
-
-void write_ports(Out& o, const SwitchConfig& cfg) {
-  const HostSpec kNoHost;
-  o.begin_seq("ports");
-  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
-    const PortSpec& p = cfg.ports[i];
-    const std::string pp = fmt::format("ports[{}]", i);
-    const bool ethdev = p.kind == PortKind::Ethdev;
-    o.begin_map().ks("name", p.name).kv("kind", ethdev ? "ethdev" : "emulated_host");
-    if (ethdev) o.ks("devargs", p.devargs);  // and no host: the Switch reads each kind's own fields only
-    o.kmac("mac", p.mac).kv("speed_gbps", real(p.egress.speed_gbps));
-    if (p.worker >= 0) o.kv("worker", p.worker);  // -1 (round robin) is the key's absence
-    o.kv("admin", p.admin_up ? "up" : "down");
-    o.kv("cable_length_m", real(p.lossless.cable_length_m));  // per port: buffer.cable_length_m is only the default
-    const EgressConfig& q = p.egress;
-    o.begin_map("queues").list("limit_packets", q.limits, [](const QueueLimits& l) { return l.packets; });
-    o.list("limit_bytes", q.limits, [](const QueueLimits& l) { return l.bytes; });
-    o.list("scheduler", q.sched, [](QueueSched s) { return s == QueueSched::Strict ? "strict" : "dwrr"; });
-    o.list("weights", q.weights, [](uint32_t w) { return w; }).end_map();
-    const HostSpec& h = p.host;
-    // The loader has no key for the tracker's capacity: every host gets the default.
-    if (h.rx_flow_capacity != kNoHost.rx_flow_capacity)
-      unrepresentable(pp + ".host.rx_flow_capacity", fmt::format("{}: no key sets it (always {})", h.rx_flow_capacity, kNoHost.rx_flow_capacity));
-    if (!ethdev) write_host(o, h, pp + ".host");
-    o.end_map();
-  }
-  o.end_seq();
 }
 
 // The loader copies the switch-wide lossless keys into every port; a file cannot say them per

@@ -15,6 +15,7 @@
 
 #include "control/config/config_reader.h"
 #include "control/config/lossless_config.h"
+#include "control/config/fault_config.h"
 #include "control/config/mirror_config.h"
 #include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
@@ -162,7 +163,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   for (std::size_t i = 0; i < ports.size(); ++i) {
     const auto p = ports[i];
     const std::string pp = fmt::format("ports[{}]", i);
-    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m", "admin"});
+    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m", "admin", "faults"});
     PortSpec ps;
     if (!p["name"]) rd.fail(p, pp + ".name", "missing");
     ps.name = rd.str(p["name"], pp + ".name");
@@ -191,6 +192,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
       if (a != "up" && a != "down") rd.fail(x, pp + ".admin", "expected 'up' or 'down'");
       ps.admin_up = a == "up";
     }
+    if (auto x = p["faults"]) ps.faults = read_faults(rd, x, pp + ".faults");
     cfg.ports.push_back(std::move(ps));
   }
   if (ethdevs > RTE_MAX_ETHPORTS) rd.fail(ports, "ports", fmt::format("{} ethdev ports; this DPDK allows {}", ethdevs, RTE_MAX_ETHPORTS));

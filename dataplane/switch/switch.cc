@@ -65,7 +65,9 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
         const EmulatedHost* leader = nullptr;
         for (std::size_t j = 0; j < i && !leader && !hs.receiver.empty(); ++j)
           if (cfg.ports[j].kind == PortKind::EmulatedHost && cfg.ports[j].host.receiver == hs.receiver) {
-            leader = static_cast<const EmulatedHost*>(ports_[j].get());
+            const Port* q = ports_[j].get();
+            if (auto* f = dynamic_cast<const FaultPort*>(q)) q = &f->inner();
+            leader = static_cast<const EmulatedHost*>(q);
             if (ps.worker >= 0 && ps.worker % cfg.workers != port_owner_[j])
               throw std::runtime_error(fmt::format("port {}: receiver '{}' spans workers (port {} is on worker {})", ps.name,
                                                    hs.receiver, cfg.ports[j].name, port_owner_[j]));
@@ -76,6 +78,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       p->mac = ps.mac;
       p->speed_gbps = ps.egress.speed_gbps;
       p->id = static_cast<uint16_t>(i);
+      if (ps.faults.any()) p = std::make_unique<FaultPort>(std::move(p), ps.faults, pool_, cfg.seed * 0x100000001b3ull + i);
       port_mac_[i] = ps.mac;
       port_owner_[i] = static_cast<uint8_t>(ps.worker >= 0 ? ps.worker % cfg.workers : i % cfg.workers);
       // An unpinned port of a receiver group goes where the group's first port went.

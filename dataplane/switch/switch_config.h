@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dataplane/emu/emulated_host.h"
+#include "dataplane/ports/fault_port.h"
 #include "dataplane/tm/buffer/mmu_config.h"
 #include "dataplane/tm/queue/load_view.h"
 #include "dataplane/tm/queue/queue_config.h"
@@ -31,6 +32,7 @@ struct PortSpec {
   PortLosslessConfig lossless;  // PGs, headroom, WRED/ECN per queue, PFC quanta
   int worker = -1;      // -1: spread round robin
   bool admin_up = true; // `admin: down` keeps the link down from the start
+  FaultSpec faults;     // none by default (fault_port.h)
 };
 
 struct GroupMemberSpec {

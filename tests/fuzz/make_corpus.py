@@ -95,7 +95,10 @@ routes:
 
 
 def config_seeds():
-    seeds = {'small': SMALL_CONFIG, 'minimal': 'ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}\n'}
+    seeds = {'small': SMALL_CONFIG, 'minimal': 'ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}\n',
+             'faults': 'ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"},\n'
+                       '     faults: {direction: rx, drop: 0.1, corrupt: 0.01, corrupt_offset: 22, duplicate: 0.01,\n'
+                       '              delay_us: 5, jitter_us: 2, stuck: {start_s: 0.1, stop_s: 0.2, pfc: [3]}}}\n'}
     with open(os.path.join(TOP, 'configs/demo_incast.yaml')) as f:
         seeds['demo_incast'] = f.read()
     return seeds
@@ -151,7 +154,8 @@ WORDS = {
     'config': ['switch', 'workers', 'qos', 'dscp_to_tc', 'pfc_enable', 'tc_to_pg', 'ports', 'name', 'devargs',
                'speed_gbps', 'host', 'flows', 'nexthop_groups', 'members', 'policy', 'policy_by_tc', 'routes',
                'prefix', 'nexthops', 'buffer', 'wred_profiles', 'queue_wred', 'pfcwd', 'load_view', 'link_events',
-               'limits', 'mirror_sessions', 'rx_ports', 'tx_ports', 'truncate', 'dst_port', 'pipeline', ': ', '- ', '{', '}'],
+               'limits', 'mirror_sessions', 'rx_ports', 'tx_ports', 'truncate', 'dst_port', 'pipeline', 'faults',
+               'corrupt_offset', 'duplicate', 'jitter_us', 'stuck', ': ', '- ', '{', '}'],
     'control': ['"op"', '"ops"', '"id"', 'route.add', 'route.del', 'group.add', 'group.set', 'group.del', 'port.set',
                 'qos.set', 'mirror.set', 'mirror.del', 'p4.cli', 'route.list', 'config.dump', 'state.hash',
                 '"prefix"', '"group"', '"members"', '"port"', '"mac"', '"weight"', '"policy"', '"nexthops"',

@@ -51,6 +51,9 @@ void equal_port(const PortSpec& a, const PortSpec& b, const std::string& at) {
   }
   RS_FIELD(host.ip); RS_MAC(host.mac); RS_FIELD(host.receiver); RS_FIELD(host.rx_flow_capacity);
   RS_FIELD(host.storm.priority); RS_FIELD(host.storm.start_ns); RS_FIELD(host.storm.stop_ns); RS_FIELD(host.storm.quanta);
+  RS_FIELD(faults.direction); RS_FIELD(faults.drop); RS_FIELD(faults.corrupt); RS_FIELD(faults.corrupt_offset);
+  RS_FIELD(faults.duplicate); RS_FIELD(faults.delay_ns); RS_FIELD(faults.jitter_ns); RS_FIELD(faults.stuck_start_ns);
+  RS_FIELD(faults.stuck_stop_ns); RS_FIELD(faults.stuck_pfc); RS_FIELD(faults.stuck_quanta);
   RS_EACH(host.flows, equal_flow);
   RS_FIELD(lossless.cable_length_m); RS_FIELD(lossless.dynamic_th); RS_FIELD(lossless.reserved); RS_FIELD(lossless.pfc_quanta);
   for (int g = 0; g < 8; ++g) {
@@ -253,10 +256,12 @@ ports:
            start_s: 0.1, stop_s: 1.7}
         - {dst: 10.1.0.2}
       pfc_storm: {priority: 3, start_s: 0.5, stop_s: 0.75, quanta: 100}
+    faults: {direction: rx, drop: 0.001, corrupt: 0.25, corrupt_offset: 22, duplicate: 1e-5, delay_us: 2.5, jitter_us: 0.001,
+             stuck: {start_s: 0.3, stop_s: 0.4, pfc: [4, 3], quanta: 1000}}
   - {name: u0, kind: emulated_host, speed_gbps: 25, host: {ip: 10.1.0.2, mac: "02:00:00:00:bb:00", receiver: remote}}
   - {name: u1, speed_gbps: 25, worker: 0, admin: up,
      host: {ip: 10.1.0.2, mac: "02:00:00:00:bb:01", receiver: remote, pfc_storm: {priority: 4, start_s: 1}}}
-  - {name: e0, kind: ethdev, devargs: "net_null0,no-rx=1", speed_gbps: 400, cable_length_m: 300}
+  - {name: e0, kind: ethdev, devargs: "net_null0,no-rx=1", speed_gbps: 400, cable_length_m: 300, faults: {stuck: {}}}
   - {name: "yes", devargs: net_null1, speed_gbps: 100, queues: {scheduler: strict, weights: 50, limit_bytes: 17179869184}}
 nexthop_groups:
   - {name: spine, policy: {name: flowlet_quality, idle_time_us: 128, flow_table_size: 1024},

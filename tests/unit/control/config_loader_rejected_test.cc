@@ -230,6 +230,15 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"pipeline_device", "switch: {pipeline: /dev/zero}\n" + kTwoPorts, "switch.pipeline", "'/dev/zero' is not a file"},
         Bad{"pipeline_directory", "switch: {pipeline: /tmp}\n" + kTwoPorts, "switch.pipeline", "'/tmp' is not a file"},
         Bad{"pipeline_missing", "switch: {pipeline: /nonexistent/p.yaml}\n" + kTwoPorts, "switch.pipeline", "is not a file"},
+        // ports[].faults: the fault model.
+        Bad{"faults_unknown_key", with_port("name: b, devargs: x, faults: {loss: 0.1}"), "ports[1].faults.loss", "unknown key"},
+        Bad{"faults_probability", with_port("name: b, devargs: x, faults: {drop: 1.5}"), "ports[1].faults.drop", "out of range [0, 1], got 1.5"},
+        Bad{"faults_direction", with_port("name: b, devargs: x, faults: {direction: in}"), "ports[1].faults.direction",
+            "expected 'rx', 'tx' or 'both'"},
+        Bad{"faults_stuck_backwards", with_port("name: b, devargs: x, faults: {stuck: {start_s: 2, stop_s: 1}}"),
+            "ports[1].faults.stuck.stop_s", "must be after start_s"},
+        Bad{"faults_stuck_priority", with_port("name: b, devargs: x, faults: {stuck: {pfc: [3, 8]}}"), "ports[1].faults.stuck.pfc[1]",
+            "out of range [0, 7], got 8"},
         // mirror_sessions: SPAN sessions.
         Bad{"mirror_unknown_key", "mirror_sessions: [{name: s, dst_port: b, ports: [a]}]\n" + kTwoPorts, "mirror_sessions[0].ports", "unknown key"},
         Bad{"mirror_no_dst", "mirror_sessions: [{name: s, rx_ports: [a]}]\n" + kTwoPorts, "mirror_sessions[0].dst_port", "missing"},

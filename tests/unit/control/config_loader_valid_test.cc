@@ -432,3 +432,26 @@ TEST(ConfigLoader, Tbl8CountIsWhatDpdkNeeds) {
 
 }  // namespace
 }  // namespace rs
+
+namespace rs {
+namespace {
+
+TEST(ConfigLoader, PortFaults) {
+  const SwitchConfig c = load_config_text(with_port("name: b, devargs: x, faults: {direction: tx, drop: 0.5, corrupt_offset: 22, "
+                                                    "delay_us: 2.5, stuck: {start_s: 0.25, pfc: [4, 3]}}"),
+                                          "t.yaml");
+  const FaultSpec& f = c.ports[1].faults;
+  EXPECT_EQ(f.direction, FaultSpec::kTx);
+  EXPECT_EQ(f.drop, 0.5);
+  EXPECT_EQ(f.corrupt, 0.0);
+  EXPECT_EQ(f.corrupt_offset, 22);
+  EXPECT_EQ(f.delay_ns, 2500u);
+  EXPECT_EQ(f.stuck_start_ns, 250'000'000u);
+  EXPECT_EQ(f.stuck_stop_ns, UINT64_MAX) << "stuck for ever";
+  EXPECT_EQ(f.stuck_pfc, 0x18);
+  EXPECT_TRUE(f.any());
+  EXPECT_FALSE(c.ports[0].faults.any()) << "no faults unless given";
+}
+
+}  // namespace
+}  // namespace rs

@@ -42,7 +42,12 @@ struct Net {
   }
 };
 
-inline EmulatedHost& host(Switch& sw, std::size_t p) { return dynamic_cast<EmulatedHost&>(sw.port(p)); }
+// The host behind port p, under its fault model if it has one.
+inline EmulatedHost& host(Switch& sw, std::size_t p) {
+  Port* q = &sw.port(p);
+  if (auto* f = dynamic_cast<FaultPort*>(q)) q = &f->inner();
+  return dynamic_cast<EmulatedHost&>(*q);
+}
 inline uint64_t qdrops(const Switch& sw, std::size_t port, int q, DropReason r) {
   return sw.egress(port).queue(q).drops[static_cast<std::size_t>(r)].get();
 }

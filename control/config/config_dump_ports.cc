@@ -1,0 +1,91 @@
+// dump_config's ports section: each port with its queues, its emulated host and its faults.
+#include <fmt/core.h>
+
+#include <string>
+#include <vector>
+
+#include "control/config/config_writer.h"
+
+namespace rs::dump {
+namespace {
+
+void write_host(Out& o, const HostSpec& h, const std::string& hp) {
+  o.begin_map("host").kv("ip", ip_text(false, &h.ip)).kmac("mac", h.mac);
+  if (!h.receiver.empty()) o.ks("receiver", h.receiver);
+  if (!h.flows.empty()) o.begin_seq("flows");
+  for (std::size_t k = 0; k < h.flows.size(); ++k) {
+    const HostFlowSpec& f = h.flows[k];
+    const std::string fp = fmt::format("{}.flows[{}]", hp, k);
+    o.begin_map(nullptr, true).kv("dst", ip_text(false, &f.dst_ip)).kv("rate_gbps", real(f.rate_gbps));
+    o.kv("dscp", static_cast<unsigned>(f.dscp)).kv("ecn", static_cast<unsigned>(f.ecn)).kv("payload", f.payload);
+    // qp always: the loader's default depends on the flow's index.
+    o.kv("qp", fmt::format("{:#x}", f.qp)).kv("opcode", fmt::format("{:#04x}", f.opcode));
+    if (f.priority >= 0) o.kv("priority", static_cast<int>(f.priority));  // -1: from the switch's maps
+    o.kv("start_s", seconds(f.start_ns, fp + ".start_ns"));
+    if (f.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(f.stop_ns, fp + ".stop_ns"));  // max: to the end
+    o.end_map();
+  }
+  if (!h.flows.empty()) o.end_seq();
+  const HostPfcStorm& st = h.storm;
+  if (st.priority >= 0) {
+    o.begin_map("pfc_storm", true).kv("priority", static_cast<int>(st.priority)).kv("start_s", seconds(st.start_ns, hp + ".storm.start_ns"));
+    if (st.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(st.stop_ns, hp + ".storm.stop_ns"));
+    o.kv("quanta", st.quanta).end_map();
+  }
+  o.end_map();
+}
+
+void write_faults(Out& o, const FaultSpec& f, const std::string& fp) {
+  o.begin_map("faults");
+  o.kv("direction", f.direction == FaultSpec::kRx ? "rx" : f.direction == FaultSpec::kTx ? "tx" : "both");
+  if (f.direction == 0 || f.direction > 3) unrepresentable(fp + ".direction", "neither rx nor tx");
+  o.kv("drop", real(f.drop)).kv("corrupt", real(f.corrupt));
+  if (f.corrupt_offset >= 0) o.kv("corrupt_offset", f.corrupt_offset);
+  o.kv("duplicate", real(f.duplicate));
+  o.kv("delay_us", time_text(f.delay_ns, 1e3, 0, 1e6, fp + ".delay_ns"));
+  o.kv("jitter_us", time_text(f.jitter_ns, 1e3, 0, 1e6, fp + ".jitter_ns"));
+  if (f.stuck_start_ns != UINT64_MAX) {
+    o.begin_map("stuck", true).kv("start_s", seconds(f.stuck_start_ns, fp + ".stuck_start_ns"));
+    if (f.stuck_stop_ns != UINT64_MAX) o.kv("stop_s", seconds(f.stuck_stop_ns, fp + ".stuck_stop_ns"));
+    std::vector<int> pfc;
+    for (int p = 0; p < 8; ++p)
+      if (f.stuck_pfc & (1u << p)) pfc.push_back(p);
+    o.list("pfc", pfc, [](int p) { return p; }).kv("quanta", f.stuck_quanta).end_map();
+  } else if (f.stuck_stop_ns != UINT64_MAX || f.stuck_pfc || f.stuck_quanta != 0xffff) {
+    unrepresentable(fp + ".stuck_start_ns", "a stuck receiver's stop or priorities without its start");
+  }
+  o.end_map();
+}
+
+}  // namespace
+
+void write_ports(Out& o, const SwitchConfig& cfg) {
+  const HostSpec kNoHost;
+  o.begin_seq("ports");
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+    const PortSpec& p = cfg.ports[i];
+    const std::string pp = fmt::format("ports[{}]", i);
+    const bool ethdev = p.kind == PortKind::Ethdev;
+    o.begin_map().ks("name", p.name).kv("kind", ethdev ? "ethdev" : "emulated_host");
+    if (ethdev) o.ks("devargs", p.devargs);  // and no host: the Switch reads each kind's own fields only
+    o.kmac("mac", p.mac).kv("speed_gbps", real(p.egress.speed_gbps));
+    if (p.worker >= 0) o.kv("worker", p.worker);  // -1 (round robin) is the key's absence
+    o.kv("admin", p.admin_up ? "up" : "down");
+    o.kv("cable_length_m", real(p.lossless.cable_length_m));  // per port: buffer.cable_length_m is only the default
+    const EgressConfig& q = p.egress;
+    o.begin_map("queues").list("limit_packets", q.limits, [](const QueueLimits& l) { return l.packets; });
+    o.list("limit_bytes", q.limits, [](const QueueLimits& l) { return l.bytes; });
+    o.list("scheduler", q.sched, [](QueueSched s) { return s == QueueSched::Strict ? "strict" : "dwrr"; });
+    o.list("weights", q.weights, [](uint32_t w) { return w; }).end_map();
+    const HostSpec& h = p.host;
+    // The loader has no key for the tracker's capacity: every host gets the default.
+    if (h.rx_flow_capacity != kNoHost.rx_flow_capacity)
+      unrepresentable(pp + ".host.rx_flow_capacity", fmt::format("{}: no key sets it (always {})", h.rx_flow_capacity, kNoHost.rx_flow_capacity));
+    if (!ethdev) write_host(o, h, pp + ".host");
+    if (p.faults != FaultSpec{}) write_faults(o, p.faults, pp + ".faults");
+    o.end_map();
+  }
+  o.end_seq();
+}
+
+}  // namespace rs::dump
