@@ -17,6 +17,27 @@
 #include "pipelines_embedded.h"
 
 namespace rs {
+namespace {
+// What the shared buffer is sized from: each port's lossless settings, every queue's static
+// byte limit summed, and whether a queue uses a dynamic threshold.
+struct BufferInputs {
+  std::vector<PortLosslessConfig> lossless;
+  uint64_t static_sum = 0;
+  bool dynamic = false;
+};
+BufferInputs buffer_inputs(const SwitchConfig& cfg) {
+  BufferInputs in;
+  for (auto& ps : cfg.ports) {
+    in.lossless.push_back(ps.lossless);
+    for (int q = 0; q < 8; ++q) {
+      // A queue's bytes are charged in cells: its packet limit bounds the rounding.
+      in.static_sum += ps.egress.limits[q].bytes + uint64_t{ps.egress.limits[q].packets} * cfg.mmu.pool.cell_size;
+      in.dynamic |= ps.lossless.dynamic_th[q] != kNoDynamicTh;
+    }
+  }
+  return in;
+}
+}  // namespace
 
 Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   if (cfg.ports.size() > kMaxPorts) throw std::runtime_error("too many ports");
@@ -39,17 +60,8 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   pool_ = create_mbuf_pool({.name = unique_object_name("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize});
   if (!pool_) throw std::runtime_error(fmt::format("mbuf pool: {}", rte_strerror(rte_errno)));
   try {
-    std::vector<PortLosslessConfig> lossless;
-    for (auto& ps : cfg.ports) lossless.push_back(ps.lossless);
-    uint64_t static_sum = 0;
-    bool dynamic = false;
-    for (auto& ps : cfg.ports)
-      for (int q = 0; q < 8; ++q) {
-        // A queue's bytes are charged in cells: its packet limit bounds the rounding.
-        static_sum += ps.egress.limits[q].bytes + uint64_t{ps.egress.limits[q].packets} * cfg.mmu.pool.cell_size;
-        dynamic |= ps.lossless.dynamic_th[q] != kNoDynamicTh;
-      }
-    sb_ = std::make_unique<SharedBuffer>(cfg.mmu, lossless, cfg.workers, static_sum, dynamic);
+    const BufferInputs in = buffer_inputs(cfg);
+    sb_ = std::make_unique<SharedBuffer>(cfg.mmu, in.lossless, cfg.workers, in.static_sum, in.dynamic);
     for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
       const PortSpec& ps = cfg.ports[i];
       std::unique_ptr<Port> p;
@@ -97,6 +109,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     if (!qsbr_ || rte_rcu_qsbr_init(qsbr_, cfg.workers) != 0) throw std::runtime_error("rcu init failed");
     fib_.set_qsbr(qsbr_);
     classify_.set_qsbr(qsbr_);
+    sb_->set_qsbr(qsbr_);
     tap_ = std::make_unique<CaptureTap>(cfg.workers);
     mirror_ = std::make_unique<PortMirror>(cfg.workers);
     if (auto bad = check_mirror_sessions(cfg.mirror_sessions, cfg.ports.size(), cfg.mmu))
@@ -283,6 +296,49 @@ void Switch::poll_links(uint64_t now_ns) {
     if (!up) link_down_events_[p].inc();
     load_.set_link(port, up);
   }
+}
+
+void Switch::reconfigure_ports(const SwitchConfig& next, const std::function<void()>& wait) {
+  if (next.ports.size() != ports_.size()) throw std::runtime_error("the ports are set at start-up");
+  if (next.mmu.pool.cell_size != cfg_.mmu.pool.cell_size) throw std::runtime_error("buffer.pool.cell_size is set at start-up");
+  auto all_applied = [&] { return std::all_of(egress_.begin(), egress_.end(), [](auto& e) { return e->applied(); }); };
+  while (!all_applied())
+    if (wait) wait();
+  // Every port gets its settings, changed or not: each owner re-reads the pool's admission
+  // mode. The blocks (and any larger ring) are made before anything is published.
+  struct Blocks {
+    std::vector<std::unique_ptr<EgressPort::Settings>> v;
+    ~Blocks() {
+      for (auto& s : v)
+        if (s)
+          for (auto* slots : s->slots) rte_free(slots);
+    }
+  } blocks;
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    auto& s = blocks.v.emplace_back(std::make_unique<EgressPort::Settings>());
+    s->egress = next.ports[p].egress;
+    s->lossless = next.ports[p].lossless;
+    s->pfcwd = next.mmu.pfcwd;
+    for (int q = 0; q < 8; ++q) {
+      const uint32_t cap = PacketFifo::capacity_for(s->egress.limits[q].packets);
+      if (cap <= egress_[p]->fifo(q).capacity()) continue;  // the ring holds the new limit
+      s->slots[q] = static_cast<rte_mbuf**>(rte_zmalloc("pkt_fifo", sizeof(rte_mbuf*) * cap, 64));
+      if (!s->slots[q]) throw std::runtime_error(fmt::format("port {} queue {}: no memory for {} packets", next.ports[p].name, q, cap));
+      s->capacity[q] = cap;
+    }
+  }
+  const BufferInputs in = buffer_inputs(next);
+  sb_->reconfigure(next.mmu, in.lossless, in.static_sum, in.dynamic);  // throws before anything changed
+  for (std::size_t p = 0; p < ports_.size(); ++p) egress_[p]->offer(std::move(blocks.v[p]));  // all applied above: accepted
+  for (auto& w : workers_) w->wd_poll_ns.store(next.mmu.pfcwd.enabled ? next.mmu.pfcwd.poll_ns : 0, std::memory_order_relaxed);
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    cfg_.ports[p].egress = next.ports[p].egress;
+    cfg_.ports[p].lossless = next.ports[p].lossless;
+  }
+  cfg_.mmu = next.mmu;
+  while (!all_applied())
+    if (wait) wait();
+  for (auto& e : egress_) e->collect();
 }
 
 void Switch::publish_qos(const QosMaps& maps) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <rte_mempool.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,11 +70,22 @@ class Switch {
   // seen by the workers on their next burst. Configured sessions are set at start.
   PortMirror& mirror() { return *mirror_; }
   const PortMirror& mirror() const { return *mirror_; }
+  // Run-time port and buffer settings (the control plane's port.set and buffer.set): `next` is
+  // the running configuration with new egress settings (speed, queue limits, scheduler,
+  // weights), lossless settings (PG thresholds and headroom, queue profiles, WRED/ECN, PFC
+  // quanta), pool size and PFC watchdog. The shared buffer's new split and PG table are
+  // published under RCU, each port's queue half is offered to its owner worker, which takes it
+  // between bursts; returns once every owner has (calling `wait` meanwhile: a stepped switch's
+  // polls). What the packets in the buffer were accounted by (cell size, which PGs are
+  // lossless) is set at start-up. Throws std::runtime_error, changing nothing, when the
+  // buffer's reservations do not fit in the pool.
+  void reconfigure_ports(const SwitchConfig& next, const std::function<void()>& wait);
   // Housekeeping on the control thread: frees the snapshots no worker sees any more and brings
   // the spare route bank up to date.
   void reclaim() {
     fib_.reclaim();
     classify_.reclaim();
+    sb_->reclaim();
     writer_->catch_up();
   }
   // Administrative link state (the control plane's `port down`); the link monitor applies it on

@@ -56,6 +56,8 @@ void Worker::poll(uint64_t now_ns) {
     trace_seen_ = seq;
     trace_req.seen.store(seq, std::memory_order_release);
   }
+  // Run-time port settings the control plane offered (one relaxed load a port when none).
+  for (EgressPort* e : tx_ports) e->apply_pending(ctx);
   counters.loops.inc();
   Burst b;
   const uint64_t up = ctx.load ? ctx.load->up_mask() : ~uint64_t{0};
@@ -107,10 +109,10 @@ void Worker::poll(uint64_t now_ns) {
     }
   // Housekeeping on the worker's own loop but off the per-packet path: the PFC watchdog
   // looks at its queues once per poll interval.
-  if (wd_poll_ns && now_ns >= next_wd_ns_) [[unlikely]] {
+  if (const uint64_t wd = wd_poll_ns.load(std::memory_order_relaxed); wd && now_ns >= next_wd_ns_) [[unlikely]] {
     for (EgressPort* e : tx_ports) e->watchdog_tick(ctx);
-    next_wd_ns_ = next_wd_ns_ == 0 ? now_ns + wd_poll_ns : next_wd_ns_ + wd_poll_ns;
-    if (next_wd_ns_ <= now_ns) next_wd_ns_ = now_ns + wd_poll_ns;  // fell behind: no burst of ticks
+    next_wd_ns_ = next_wd_ns_ == 0 ? now_ns + wd : next_wd_ns_ + wd;
+    if (next_wd_ns_ <= now_ns) next_wd_ns_ = now_ns + wd;  // fell behind: no burst of ticks
   }
   if (const bool idle = !tracer.active(); idle != trace_idle_) [[unlikely]] {
     trace_idle_ = idle;

@@ -37,7 +37,7 @@ class Worker {
   EgressPort* egress_by_port[kMaxPorts] = {};
   const RcuSnapshot<Fib>* fib = nullptr;
   const RcuSnapshot<TcQueueMap>* classify = nullptr;
-  uint64_t wd_poll_ns = 0;  // PFC watchdog interval; 0 = off
+  std::atomic<uint64_t> wd_poll_ns{0};  // PFC watchdog interval; 0 = off (the control plane may change it)
   rte_rcu_qsbr* qsbr = nullptr;
   WorkerCounters counters;
   Tracer tracer;  // configured by the control side between runs (Switch::set_trace), or by a request

@@ -10,6 +10,10 @@ void PfcGenerator::configure(uint16_t port, Port* out, rte_mempool* pool, double
   port_id_ = port;
   out_ = out;
   pool_ = pool;
+  set_timing(speed_gbps, quanta);
+}
+
+void PfcGenerator::set_timing(double speed_gbps, uint16_t quanta) {
   quanta_ = quanta;
   // Half the pause we ask for: one lost or late refresh still leaves the peer paused.
   refresh_ns_ = pause_quanta_to_ns(quanta, speed_gbps) / 2;

@@ -28,6 +28,8 @@ struct PfcGenCounters {
 class PfcGenerator {
  public:
   void configure(uint16_t port, Port* out, rte_mempool* pool, double speed_gbps, uint16_t quanta);
+  // A run-time change of the link rate or of the pause time asked for (owner thread).
+  void set_timing(double speed_gbps, uint16_t quanta);
 
   // Looks at every lossless PG of the port and sends at most one frame for all that changed.
   // Returns true when a frame went out.

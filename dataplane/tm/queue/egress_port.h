@@ -6,6 +6,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -102,6 +103,30 @@ class EgressPort {
   // Stop or reconfiguration: every storm ends (and is counted restored) before new settings.
   void set_pfcwd(const PfcwdConfig& cfg, WorkerContext& ctx);
 
+  // Run-time settings (the control plane's port and buffer operations). The control thread
+  // offers a block; the owner takes it between bursts at its next poll (apply_pending: one
+  // relaxed load when nothing is offered), swaps in the new limits, scheduler, shaper rate,
+  // WRED, thresholds, PFC timing and watchdog settings, and hands the block back with what
+  // it replaced (a queue's old ring), which the control thread frees. Queued packets stay:
+  // a lowered limit refuses arrivals until the queue drains below it.
+  struct Settings {
+    EgressConfig egress;
+    PortLosslessConfig lossless;
+    PfcwdConfig pfcwd;
+    std::array<rte_mbuf**, 8> slots{};  // a larger ring for a queue whose packet limit outgrew its own
+    std::array<uint32_t, 8> capacity{};
+  };
+  // Control thread. offer() returns false, changing nothing, while an earlier offer is still
+  // pending, else frees what the owner handed back and offers; applied() is true once taken.
+  bool offer(std::unique_ptr<Settings> s);
+  bool applied() const { return pending_.load(std::memory_order_acquire) == nullptr; }
+  void collect();
+  // Owner worker, once per poll.
+  void apply_pending(WorkerContext& ctx) {
+    if (pending_.load(std::memory_order_relaxed)) [[unlikely]]
+      apply(ctx);
+  }
+
   uint16_t id() const { return id_; }
   const QueueCounters& queue(int q) const { return qc_[q]; }
   uint64_t queued_packets() const;
@@ -177,6 +202,9 @@ class EgressPort {
   void drop_queue(int q, WorkerContext& ctx, DropReason reason);
   void apply_storm(int q, bool start, WorkerContext& ctx);
   void init(const EgressConfig& cfg, uint64_t now_ns);
+  void apply(WorkerContext& ctx);
+  std::atomic<Settings*> pending_{nullptr};  // offered, not yet taken
+  std::atomic<Settings*> done_{nullptr};     // taken: what it replaced, for the control thread
 
   uint16_t id_;
   Port* port_;

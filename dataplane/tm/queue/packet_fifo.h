@@ -20,13 +20,33 @@ class PacketFifo {
   explicit PacketFifo(uint32_t max_packets) { reserve(max_packets); }
   // Sizes an empty FIFO (once, before use) for at least max_packets.
   void reserve(uint32_t max_packets) {
-    uint32_t cap = 1;
-    while (cap < max_packets) cap <<= 1;
+    const uint32_t cap = capacity_for(max_packets);
     mask_ = cap - 1;
     slots_ = static_cast<rte_mbuf**>(rte_zmalloc("pkt_fifo", sizeof(rte_mbuf*) * cap, 64));
     if (!slots_) throw std::runtime_error("out of memory for a queue");
   }
   ~PacketFifo() { rte_free(slots_); }
+  // The ring's size, a power of two: a power-of-two round-up of what reserve() was asked for.
+  static uint32_t capacity_for(uint32_t max_packets) {
+    uint32_t cap = 1;
+    while (cap < max_packets) cap <<= 1;
+    return cap;
+  }
+  uint32_t capacity() const { return mask_ + 1; }
+  // A larger ring, allocated by the control thread, taken by the owner with the queued packets
+  // moved over in order; returns the old ring for the control thread to free (a queue's limit
+  // grows at run time without an allocation on the worker). `cap` is a power of two larger
+  // than the current capacity.
+  rte_mbuf** adopt(rte_mbuf** slots, uint32_t cap) {
+    const uint32_t n = tail_ - head_;
+    for (uint32_t i = 0; i < n; ++i) slots[i] = slots_[(head_ + i) & mask_];
+    rte_mbuf** old = slots_;
+    slots_ = slots;
+    mask_ = cap - 1;
+    head_ = 0;
+    tail_ = n;
+    return old;
+  }
   PacketFifo(const PacketFifo&) = delete;
   PacketFifo& operator=(const PacketFifo&) = delete;
 
