@@ -316,8 +316,8 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     if (!td->implementation.empty()) throw OpError{"", fmt::format("table '{}' is indirect: use table_indirect_add or table_indirect_add_with_group", t[1])};
     throw OpError{"", fmt::format("table '{}' is not programmable at run time yet: set it in the configuration (README, Configuration)", t[1])};
   }
-  if (c == "counter_read" || c == "set_queue_rate" || c == "set_queue_depth")
-    throw OpError{"", fmt::format("'{}' is not supported by roceswitch yet", c)};
+  if (c == "set_queue_rate" || c == "set_queue_depth") return queue_command(t);
+  if (c == "counter_read") throw OpError{"", fmt::format("'{}' is not supported by roceswitch yet", c)};
   throw OpError{"", fmt::format("unknown command '{}'", c)};
 }
 

@@ -72,6 +72,8 @@ class Bmv2Cli {
   // mirroring_add / mirroring_delete / mirroring_get, and the table commands on mirror_ingress
   // and mirror_egress: the running state's mirror sessions, p4_session_<id>.
   std::vector<std::string> mirror_command(const std::vector<std::string>& t);
+  // set_queue_depth / set_queue_rate: the running state's port settings.
+  std::vector<std::string> queue_command(const std::vector<std::string>& t);
   void mirror_watch(const State::MirrorEntry& e, bool on);
 
   RunningState& st_;

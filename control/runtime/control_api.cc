@@ -11,6 +11,7 @@
 #include "control/config/routing_config.h"
 #include "control/runtime/captures.h"
 #include "control/runtime/control_reads.h"
+#include "control/runtime/settings_ops.h"
 
 namespace rs {
 
@@ -52,7 +53,8 @@ constexpr Op kOps[] = {
     {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size]: a next-hop group, as in nexthop_groups[]"},
     {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
     {"group.del", true, "name: delete a group no route uses"},
-    {"port.set", true, "port, admin (up|down): a port's administrative state"},
+    {"port.set", true, "port, and any of admin (up|down), speed_gbps, queues {limit_packets, limit_bytes, scheduler, weights}, cable_length_m: a port's state and settings, as ports[] in the config (queues merges into the port's)"},
+    {"buffer.set", true, "any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta (or yaml: those sections as YAML text, with ports [{name, speed_gbps, cable_length_m, queues}] as buffer.get writes them): the lossless settings, as in the config, merged into the running ones (RFC 7386: a map merges, null removes a key); which PGs are lossless and the cell size stay"},
     {"qos.set", true, "any of trust (dscp|pcp), dscp_to_tc, pcp_to_tc, tc_to_queue ({key: value} over the current maps), cnp_queue (-1 = none): the classification maps, as in the config's qos"},
     {"mirror.set", true, "name, dst_port, rx_ports [...] and/or tx_ports [...], [truncate (bytes, 0 = whole), queue (lossy)]: add or replace a mirror session, as mirror_sessions[] in the config"},
     {"mirror.del", true, "name: remove a mirror session (its ports are no longer watched)"},
@@ -66,6 +68,7 @@ constexpr Op kOps[] = {
     {"state.hash", false, "a hash of the running state (of config.dump)"},
     {"limits", false, "what the control plane accepts at most, and what is used"},
     {"qos.get", false, "the classification maps in full"},
+    {"buffer.get", false, "the lossless sections and each port's speed, queues and cable length, as YAML buffer.set and the config take"},
     {"capture.start", false, "port, file, [direction (rx|tx|both), count, duration_s, snaplen]: write a port's packets to a pcapng file (an action, not part of the state)"},
     {"capture.stop", false, "port: end a capture now"},
     {"capture.list", false, "captures: file, packets written, copies lost, done"},
@@ -246,13 +249,32 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     return state_.qos_set(index, q);
   }
   if (op == "port.set") {
-    rd.keys(n, "", {"op", "port", "admin"});
+    rd.keys(n, "", {"op", "port", "admin", "speed_gbps", "queues", "cable_length_m"});
     const std::string p = rd.str(need("port"), "port");
     const int idx = state_.port_index(p);
     if (idx < 0) throw OpError{"port", fmt::format("no port '{}'", p)};
-    const std::string a = rd.str(need("admin"), "admin");
+    if (!n["admin"] && !n["speed_gbps"] && !n["queues"] && !n["cable_length_m"])
+      throw OpError{"", "nothing to set (admin, speed_gbps, queues, cable_length_m)"};
+    if (n["speed_gbps"] || n["queues"] || n["cable_length_m"]) port_settings_set(state_, index, static_cast<uint16_t>(idx), n);
+    if (!n["admin"]) return;
+    const std::string a = rd.str(n["admin"], "admin");
     if (a != "up" && a != "down") throw OpError{"admin", "expected 'up' or 'down'"};
     return state_.port_admin(index, static_cast<uint16_t>(idx), a == "up");
+  }
+  if (op == "buffer.set") {
+    rd.keys(n, "", {"op", "buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "yaml"});
+    if (!n["yaml"]) return buffer_set(state_, index, n);
+    // The sections as YAML text (a file's, or buffer.get's), instead of the request's own keys.
+    if (n.size() > 2) throw OpError{"yaml", "give the sections either as YAML text or as keys, not both"};
+    YAML::Node y;
+    try {
+      y = YAML::Load(rd.str(n["yaml"], "yaml"));
+    } catch (const YAML::Exception& e) {
+      throw OpError{"yaml", e.what()};
+    }
+    if (!y.IsMap()) throw OpError{"yaml", "expected a map of sections"};
+    rd.keys(y, "yaml", {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "ports"});
+    return buffer_set(state_, index, y);
   }
   throw OpError{"op", fmt::format("unknown operation '{}' (known: {})", op, op_names())};
 }
@@ -270,6 +292,7 @@ json ControlApi::read(const std::string& op, const json& args) {
                 {"tc_to_queue", q.tc_to_queue}, {"cnp_queue", q.cnp_queue}};
   }
   if (op == "state.hash") return json{{"hash", fmt::format("{:016x}", state_hash())}};
+  if (op == "buffer.get") return json{{"yaml", buffer_get(state_)}};
   if (op.starts_with("capture.")) {
     if (!captures_) throw OpError{"", "this switch does not capture"};
     if (op == "capture.list") return captures_->list();

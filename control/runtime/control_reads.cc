@@ -102,7 +102,7 @@ json read_state(const RunningState& st, const std::string& op, const json& args)
   }
   if (op == "port.list") {
     json out = json::array();
-    const SwitchConfig c = st.config();
+    const SwitchConfig c = st.config(false);  // no routes copied for a port list
     for (std::size_t p = 0; p < c.ports.size(); ++p)
       out.push_back({{"name", c.ports[p].name},
                      {"index", p},

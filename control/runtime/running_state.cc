@@ -330,6 +330,21 @@ std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::f
       return std::pair{op, OpError{"", e.what()}};
     }
   }
+  // Port and buffer settings before the FIB: the one step after them that can fail (a route
+  // table full) is undone by applying the settings from before.
+  const SwitchConfig settings_before = txn_.settings_ops.empty() ? SwitchConfig{} : sw_.config();
+  if (!txn_.settings_ops.empty()) {
+    try {
+      sw_.reconfigure_ports(base_, wait);
+    } catch (const std::exception& e) {
+      const std::size_t op = txn_.settings_ops.back();
+      abort();
+      return std::pair{op, OpError{"", e.what()}};
+    }
+  }
+  auto undo_settings = [&] {
+    if (!txn_.settings_ops.empty()) sw_.reconfigure_ports(settings_before, wait);
+  };
   std::shared_ptr<FibGroups> groups;
   if (txn_.groups_dirty) {
     std::vector<GroupSlot> slots;
@@ -340,12 +355,14 @@ std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::f
       groups = build_groups(slots, nh_count_, sw_.num_workers(), sw_.config().seed, &sw_.fib().groups(), same);
     } catch (const std::exception& e) {
       const std::size_t op = txn_.group_ops.empty() ? 0 : txn_.group_ops.back();
+      undo_settings();
       abort();
       return std::pair{op, OpError{"", e.what()}};
     }
   }
   if (!txn_.changes.empty() || groups) {
     if (auto f = sw_.fib_writer().commit(txn_.changes, groups, wait)) {
+      undo_settings();
       abort();
       return std::pair{f->op, OpError{"prefix", f->reason}};
     }
@@ -357,8 +374,12 @@ std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::f
   return std::nullopt;
 }
 
-SwitchConfig RunningState::config() const {
+SwitchConfig RunningState::config(bool with_fib) const {
   SwitchConfig c = base_;
+  if (!with_fib) {
+    for (std::size_t p = 0; p < c.ports.size(); ++p) c.ports[p].admin_up = admin_[p];
+    return c;
+  }
   std::vector<uint32_t> index(groups_.size(), UINT32_MAX);  // id -> position in the dump
   for (std::size_t g = 0; g < groups_.size(); ++g)
     if (groups_[g]) {

@@ -81,6 +81,14 @@ class RunningState {
   void mirror_del(std::size_t op, const std::string& name);
   const std::vector<MirrorSessionSpec>& mirror_sessions() const { return base_.mirror_sessions; }
 
+  // Port and buffer settings (the config's ports[].speed_gbps, queues, cable_length_m and its
+  // lossless sections: buffer, wred_profiles, queue_wred, pfcwd, qos.pfc_quanta): `next` is a
+  // configuration with new values there (config() edited; its groups and routes are ignored).
+  // It is checked as a file is (a dump of it must load back), and what is set at start-up
+  // (the buffer's cell size, which PGs are lossless) must be as it is. The switch applies it
+  // at commit (Switch::reconfigure_ports), hitlessly.
+  void settings_set(std::size_t op, SwitchConfig next);
+
   // Reads.
   const std::map<RouteKey, uint32_t>& routes() const { return routes_; }
   std::size_t routes_v4() const { return count_[0]; }
@@ -93,8 +101,9 @@ class RunningState {
   int port_index(const std::string& name) const;
   const ControlLimits& limits() const { return limits_; }
   const Switch& sw() const { return sw_; }
-  // The state as a configuration: what `config dump` writes and start-up reads back.
-  SwitchConfig config() const;
+  // The state as a configuration: what `config dump` writes and start-up reads back
+  // (with_fib false: without its groups and routes).
+  SwitchConfig config(bool with_fib = true) const;
 
  private:
   void require_txn() const;
@@ -125,6 +134,7 @@ class RunningState {
     std::vector<std::pair<uint16_t, bool>> admin;
     bool qos_dirty = false;
     std::vector<std::size_t> mirror_ops;  // op index of each mirror change
+    std::vector<std::size_t> settings_ops;  // op index of each port/buffer settings change
   } txn_;
 };
 

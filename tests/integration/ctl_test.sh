@@ -279,6 +279,25 @@ ok mirror del span
 [ "$(hash_now)" = "$before" ] || fail "mirror: the state after mirror del is not the state before"
 pass "mirror: h1's frames, cut to 96 bytes, leave h3 as tshark reads them; set, list, del"
 
+# ---- port and buffer settings: a port's rate and queues, the lossless sections -------------
+ok buffer get "$T/settings-before.yaml"
+before="$(hash_now)"
+ok port set h3 --speed 40 --limit-packets 2048 --scheduler strict,dwrr,dwrr,dwrr,dwrr,dwrr,dwrr,dwrr
+ok port list --json
+jtrue "[p for p in j if p['name'] == 'h3'][0]['speed_gbps'] == 40" "port set: h3 runs at 40 Gb/s"
+ok buffer get "$T/settings.yaml"
+python3 - "$T/settings.yaml" <<'PY' || fail "buffer get: h3's new rate and queues are not in $(cat "$T/settings.yaml")"
+import sys, yaml
+h3 = [p for p in yaml.safe_load(open(sys.argv[1]))['ports'] if p['name'] == 'h3'][0]
+assert h3['speed_gbps'] == 40 and h3['queues']['limit_packets'] == [2048] * 8 and h3['queues']['scheduler'][0] == 'strict'
+PY
+printf 'buffer: {pool: {cell_size: 64}}\n' >"$T/bad-buffer.yaml"
+fails 1 "bad-buffer.yaml: buffer.pool.cell_size: set at start-up" buffer set "$T/bad-buffer.yaml"
+fails 2 "expected one value or eight" port set h3 --weights 1,2
+ok buffer set "$T/settings-before.yaml"
+[ "$(hash_now)" = "$before" ] || fail "buffer set with the file buffer get wrote before: not the state before"
+pass "port set (rate, queue limits, scheduler), buffer get/set round trip, a start-up-only field refused"
+
 # ---- trace: a packet's walk through the running pipeline ----------------------------------
 ok trace 1
 has '^packet 1 \(worker 0\): received on port [0-9] \(h[0-9]\)' "trace: the arrival line"

@@ -42,7 +42,8 @@ _roceswitch_ctl() {
         w="${words[i]}"
         case "$w" in
             --socket | --timeout | --limit | --members | --policy | --param | --table-size | --policy-by-tc | --interval | --count | \
-                --rx | --tx | --truncate | --queue) ((i++)) ;;
+                --rx | --tx | --truncate | --queue | --speed | --cable-length | --limit-packets | --limit-bytes | --scheduler | \
+                --weights) ((i++)) ;;
             -*) ;;
             *) pos+=("$w") ;;
         esac
@@ -50,7 +51,7 @@ _roceswitch_ctl() {
 
     local list="" opts="-h --help --socket --timeout"
     case "${pos[0]:-}" in
-        "") list="route group port mirror qos counters config state limits ops batch p4 trace capture raw watch" ;;
+        "") list="route group port mirror buffer qos counters config state limits ops batch p4 trace capture raw watch" ;;
         route)
             case "${pos[1]:-}" in
                 "") list="add del list" ;;
@@ -67,8 +68,10 @@ _roceswitch_ctl() {
             esac ;;
         port)
             case "${pos[1]:-}" in
-                "") list="up down list" ;;
+                "") list="up down set list" ;;
                 up | down) [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
+                set) opts+=" --speed --cable-length --limit-packets --limit-bytes --scheduler --weights"
+                    [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
                 list) opts+=" --names --json" ;;
             esac ;;
         mirror)
@@ -76,6 +79,12 @@ _roceswitch_ctl() {
                 "") list="set del list" ;;
                 set) opts+=" --rx --tx --truncate --queue"; [ ${#pos[@]} -eq 3 ] && list="$(_roceswitch_ctl_names port)" ;;
                 list) opts+=" --json" ;;
+            esac ;;
+        buffer)
+            case "${pos[1]:-}" in
+                "") list="get set" ;;
+                get) opts+=" --json"; [ ${#pos[@]} -eq 2 ] && { mapfile -t COMPREPLY < <(compgen -f -- "$cur"); } ;;
+                set) [ ${#pos[@]} -eq 2 ] && { mapfile -t COMPREPLY < <(compgen -f -- "$cur"); } ;;
             esac ;;
         counters)
             opts+=" --json"

@@ -84,3 +84,17 @@ def int_map(text):
 def opt(**fields):
     """The fields whose value was given (not None)."""
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def per_queue(kind):
+    """V (every queue) or V0,V1,...,V7 -> V or a list of 8, each converted by `kind`."""
+    def conv(text):
+        parts = text.split(',')
+        if len(parts) not in (1, 8):
+            raise argparse.ArgumentTypeError(f"expected one value or eight (one a queue), got '{text}'")
+        try:
+            vals = [kind(x.strip()) for x in parts]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a valid value: '{text}'") from None
+        return vals[0] if len(vals) == 1 else vals
+    return conv

@@ -4,9 +4,9 @@ operation's fields and how it shows a read's result; and the argument parser bui
 import argparse
 import json
 
-from .args import int_map, keyvals, members, nexthops_arg, opt, policy_value, positive, tc_policy
+from .args import int_map, keyvals, members, nexthops_arg, opt, per_queue, policy_value, positive, tc_policy
 from .client import DEFAULT_SOCKET, PROG, UsageError
-from .runners import run_batch, run_capture, run_p4, run_raw, run_trace
+from .runners import run_batch, run_buffer_set, run_capture, run_p4, run_raw, run_trace
 from .show import (show_counters, show_dump, show_groups, show_limits, show_mirrors, show_ops, show_ports,
                    show_qos, show_routes)
 from .watch import run_watch
@@ -78,6 +78,16 @@ COMMANDS = [
     Cmd('port down', "set a port's admin state down (its link goes down)", 'port.set', [A('name')],
         lambda a: {'port': a.name, 'admin': 'down'}),
     Cmd('port up', "set a port's admin state up", 'port.set', [A('name')], lambda a: {'port': a.name, 'admin': 'up'}),
+    Cmd('port set', "change a port's rate and queues on the running switch (what is given only)", 'port.set',
+        [A('name'), A('--speed', type=float, metavar='GBPS', help='the link rate the port sends at'),
+         A('--cable-length', type=float, metavar='M', help='cable length (lossless headroom is checked against it)'),
+         A('--limit-packets', type=per_queue(int), metavar='N|N0,...,N7', help="queue limits in packets"),
+         A('--limit-bytes', type=per_queue(int), metavar='N|N0,...,N7', help='queue limits in bytes'),
+         A('--scheduler', type=per_queue(str), metavar='S|S0,...,S7', help='strict or dwrr'),
+         A('--weights', type=per_queue(int), metavar='W|W0,...,W7', help='DWRR weights')],
+        lambda a: opt(port=a.name, speed_gbps=a.speed, cable_length_m=a.cable_length,
+                      queues=opt(limit_packets=a.limit_packets, limit_bytes=a.limit_bytes, scheduler=a.scheduler,
+                                 weights=a.weights) or None)),
     Cmd('port list', 'ports: admin and link state, speed', 'port.list',
         [A('--names', action='store_true', help='names only, one a line')], show=show_ports),
     Cmd('mirror set', "add or replace a mirror session: copies of ports' received (--rx) or sent (--tx) frames "
@@ -103,6 +113,12 @@ COMMANDS = [
     Cmd('batch', 'apply a file of changes as one transaction',
         args=[A('file', metavar='FILE|-', help='one change a line: an operation object ({"op": ...}) or a '
                 'command line (route add 10.1.0.0/16 group spine); # comments')], run=run_batch),
+    Cmd('buffer get', "the lossless settings (buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta) and each port's "
+        'rate, cable and queues, as YAML `buffer set` and the config take', 'buffer.get',
+        [A('file', nargs='?', help='write it here (default: standard output)')], show=show_dump),
+    Cmd('buffer set', 'merge a file of lossless sections (as `buffer get` writes them) into the running switch',
+        args=[A('file', metavar='FILE|-', help='YAML: any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, '
+                'ports; a map merges into the running one, null removes a key')], run=run_buffer_set),
     Cmd('qos get', 'the classification maps (trust, DSCP/PCP to class, class to queue, CNP queue)', 'qos.get', show=show_qos),
     Cmd('qos set', 'change the classification maps on the running switch (the given entries only)', 'qos.set',
         [A('--trust', choices=['dscp', 'pcp']), A('--dscp-to-tc', type=int_map, metavar='DSCP=TC,...'),

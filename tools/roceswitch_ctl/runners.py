@@ -71,6 +71,17 @@ def run_p4(cl, a, parser):
         print(line)
 
 
+def run_buffer_set(cl, a, parser):
+    """A file of lossless sections (as `buffer get` writes them, or a config's), merged into the running ones."""
+    name, text = read_source(a.file)
+    try:
+        cl.call({'op': 'buffer.set', 'yaml': text})
+    except CtlError as e:
+        if e.field:
+            raise CtlError(f'{e.field.removeprefix("yaml.")}: {e.reason}', name) from None
+        raise
+
+
 def run_capture(cl, a, parser):
     """Start a capture, follow it to its end (count, duration, or Ctrl-C), print what it wrote."""
     req = opt(op='capture.start', port=a.port, direction=a.direction, file=os.path.abspath(a.file), count=a.count,

@@ -112,6 +112,11 @@ TEST(Bmv2Cli, BadLineIsNamedAndTheWholeScriptChangesNothing) {
       {"mirroring_add_mc 5 1", "multicast mirror sessions are not supported"},
       {"mirroring_add 5 9", "egress_port: no port 9"},
       {"table_add mirror_ingress mirror_in 1 => 6", "no mirror session 6: mirroring_add it first"},
+      {"set_queue_depth 0", "nb_pkts: must be at least 1"},
+      {"set_queue_depth 10 9", "egress_port 9: the switch has 4 ports"},
+      {"set_queue_depth 10 1 8", "priority 8: queues are 0 to 7"},
+      {"set_queue_rate 1000 1 3", "roceswitch shapes each port as a whole"},
+      {"set_queue_rate", "usage: set_queue_rate <rate_pps>"},
       {"frobnicate", "unknown command"},
   };
   for (auto& c : cases) {
@@ -157,6 +162,24 @@ TEST(Bmv2Cli, ClassificationTablesProgramTheQosMaps) {
   const json dup = r.cli("table_add dscp_to_tc set_tc 26 => 1");
   EXPECT_FALSE(dup["ok"].get<bool>());
   EXPECT_NE(dup["error"]["reason"].get<std::string>().find("already has an entry"), std::string::npos);
+}
+
+// set_queue_depth and set_queue_rate: the ports' queue limits and rates, in the config dump.
+TEST(Bmv2Cli, QueueDepthAndRateSetThePorts) {
+  Rig r(empty_switch());
+  const json resp = r.cli("set_queue_depth 16 1 3\nset_queue_depth 32 2\nset_queue_rate 10000 3\n");
+  ASSERT_TRUE(resp["ok"].get<bool>()) << resp.dump();
+  EXPECT_EQ(r.sw.egress(1).config().limits[3].packets, 16u);
+  EXPECT_EQ(r.sw.egress(1).config().limits[2].packets, QueueLimits{}.packets) << "only priority 3 of port 1";
+  for (int q = 0; q < 8; ++q) EXPECT_EQ(r.sw.egress(2).config().limits[q].packets, 32u);
+  // 10 000 full-size frames a second: buffer.mtu plus Ethernet header, FCS, preamble and gap.
+  const double mtu = r.sw.config().mmu.pool.mtu;
+  EXPECT_DOUBLE_EQ(r.sw.egress(3).config().speed_gbps, 10000 * (mtu + 14 + 4 + 8 + 12) * 8 / 1e9);
+  const std::string dump = r.ok({{"op", "config.dump"}})["yaml"];
+  EXPECT_NE(dump.find("limit_packets: [32, 32, 32, 32, 32, 32, 32, 32]"), std::string::npos) << dump;
+  // Without a port: every port.
+  ASSERT_TRUE(r.cli("set_queue_depth 100")["ok"].get<bool>());
+  for (std::size_t p = 0; p < 4; ++p) EXPECT_EQ(r.sw.egress(p).config().limits[0].packets, 100u);
 }
 
 }  // namespace

@@ -1,0 +1,28 @@
+// The port and buffer settings operations: buffer.set (the config's lossless sections),
+// buffer.get, and port.set's speed_gbps, queues and cable_length_m. Each is a merge patch
+// (RFC 7386: a map merges into the running configuration's map, a null removes a key, anything
+// else replaces) on the configuration file's own sections, loaded back by the config loader,
+// so a request is checked as a file is and its errors name the same key paths; the result goes
+// to RunningState::settings_set, applied hitlessly at commit.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+
+#include "control/runtime/running_state.h"
+
+namespace rs {
+
+// The sections buffer.set takes (its request keys; pfc_quanta is the config's qos.pfc_quanta).
+inline constexpr const char* kBufferSections[] = {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta"};
+
+// Throw OpError (field: the key path inside the request). buffer_set also takes `ports`, a list of
+// {name, speed_gbps, cable_length_m, queues} as buffer_get writes it.
+void buffer_set(RunningState& st, std::size_t op, const YAML::Node& request);
+void port_settings_set(RunningState& st, std::size_t op, uint16_t port, const YAML::Node& request);
+// The running lossless sections and every port's speed, queues and cable length, as YAML a
+// buffer.set or the config file takes.
+std::string buffer_get(const RunningState& st);
+
+}  // namespace rs
