@@ -119,6 +119,12 @@ CONTROL = {
                              {'op': 'mirror.del', 'name': 'span'}]},
     'p4': {'id': 10, 'op': 'p4.cli', 'lines': ['mirroring_add 3 2', 'table_add mirror_egress mirror_out 1 => 3']},
     'reads': {'id': 11, 'op': 'route.list', 'prefix': '10.0.0.0/8', 'limit': 3},
+    'port_settings': {'id': 14, 'op': 'port.set', 'port': 'h1', 'speed_gbps': 2.5,
+                      'queues': {'limit_packets': 2048, 'scheduler': ['strict'] + ['dwrr'] * 7}},
+    'buffer_set': {'id': 15, 'op': 'buffer.set', 'pfc_quanta': 500, 'queue_wred': {'1': None},
+                   'wred_profiles': {'W': {'ecn': 'ecn_green', 'green_min_threshold': 1000,
+                                           'green_max_threshold': 9000, 'green_drop_probability': 5}}},
+    'buffer_yaml': {'id': 16, 'op': 'buffer.set', 'yaml': 'pfcwd: {detection_time: 200}\nports: [{name: h2, speed_gbps: 7}]\n'},
     'trace': {'id': 12, 'op': 'trace.start', 'count': 2},
     'dump': {'id': 13, 'op': 'config.dump'},
 }
@@ -147,6 +153,10 @@ mirroring_get 5
 table_delete mirror_ingress 0
 mirroring_delete 5
 """,
+    'queues': """set_queue_depth 64 1 3
+set_queue_depth 2048
+set_queue_rate 100000 2
+""",
 }
 
 # Words the targets' parsers look for: libFuzzer splices them in (-dict).
@@ -157,14 +167,16 @@ WORDS = {
                'limits', 'mirror_sessions', 'rx_ports', 'tx_ports', 'truncate', 'dst_port', 'pipeline', 'faults',
                'corrupt_offset', 'duplicate', 'jitter_us', 'stuck', ': ', '- ', '{', '}'],
     'control': ['"op"', '"ops"', '"id"', 'route.add', 'route.del', 'group.add', 'group.set', 'group.del', 'port.set',
-                'qos.set', 'mirror.set', 'mirror.del', 'p4.cli', 'route.list', 'config.dump', 'state.hash',
+                'qos.set', 'mirror.set', 'mirror.del', 'p4.cli', 'buffer.set', 'buffer.get', 'speed_gbps', 'queues',
+                'limit_packets', 'wred_profiles', 'queue_wred', 'pfcwd', 'pfc_quanta', 'yaml', 'route.list', 'config.dump', 'state.hash',
                 '"prefix"', '"group"', '"members"', '"port"', '"mac"', '"weight"', '"policy"', '"nexthops"',
                 '"replace"', '"admin"', '"lines"', '::/0', '/32', 'h0', 'h1', 'h2', 'h3'],
     'bmv2': ['table_add', 'table_delete', 'table_modify', 'table_dump', 'table_clear', 'table_set_default',
              'act_prof_create_member', 'act_prof_create_group', 'act_prof_add_member_to_group',
              'table_indirect_add', 'table_indirect_add_with_group', 'mirroring_add', 'mirroring_delete',
              'ipv4_lpm', 'ipv6_lpm', 'nexthop_selector', 'set_nexthop', 'dscp_to_tc', 'tc_to_queue',
-             'mirror_ingress', 'mirror_in', 'mirror_egress', 'mirror_out', '=>', 'NoAction'],
+             'mirror_ingress', 'mirror_in', 'mirror_egress', 'mirror_out', '=>', 'NoAction', 'set_queue_depth',
+             'set_queue_rate'],
     'p4': ['table', 'action', 'key', 'actions', 'exact', 'lpm', 'ternary', 'selector', 'bit<', 'control',
            'apply', 'default_action', 'implementation', 'action_selector', 'size', 'const', '{', '}', ';'],
 }
