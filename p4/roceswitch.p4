@@ -177,6 +177,9 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
     // them into pause timers (quanta x 512 bit times / port speed) that make the queue of the
     // same priority on the same port ineligible; an enabled class with 0 quanta is XON.
     register<bit<16>>(512 * 8) pfc_rx_quanta;
+    // What each port received, every frame (BMv2's counter_read port_rx_counter <port>): the
+    // switch keeps it per worker and sums on read.
+    counter(512, CounterType.packets_and_bytes) port_rx_counter;
 
     action drop_with(bit<8> reason) {
         meta.drop_reason = reason;
@@ -267,6 +270,7 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
     apply {
         meta.drop_reason = DROP_NONE;
         meta.nexthop_valid = 0;
+        port_rx_counter.count((bit<32>)standard_metadata.ingress_port);
         mirror_ingress.apply();
         // BMv2 does not drop on a parser error; it hands the error to ingress. So do we.
         if (standard_metadata.parser_error != error.NoError) { drop_with(DROP_MALFORMED); return; }
@@ -392,6 +396,9 @@ control RoceIngress(inout headers_t hdr, inout metadata_t meta,
 
 control RoceEgress(inout headers_t hdr, inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
+    // What each port sent (counter_read port_tx_counter <port>), mirror copies included.
+    counter(512, CounterType.packets_and_bytes) port_tx_counter;
+
     action rewrite_smac(bit<48> smac) { hdr.ethernet.src_addr = smac; }
     table port_mac {
         key = { standard_metadata.egress_port: exact; }
@@ -420,6 +427,7 @@ control RoceEgress(inout headers_t hdr, inout metadata_t meta,
     }
 
     apply {
+        port_tx_counter.count((bit<32>)standard_metadata.egress_port);
         // A mirror copy (either clone type) leaves as it is: it was not routed, may not be IP,
         // and mirroring it again would loop.
         if (standard_metadata.instance_type != PKT_INSTANCE_TYPE_NORMAL) { return; }

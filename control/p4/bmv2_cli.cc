@@ -317,7 +317,9 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     throw OpError{"", fmt::format("table '{}' is not programmable at run time yet: set it in the configuration (README, Configuration)", t[1])};
   }
   if (c == "set_queue_rate" || c == "set_queue_depth") return queue_command(t);
-  if (c == "counter_read") throw OpError{"", fmt::format("'{}' is not supported by roceswitch yet", c)};
+  if (c == "counter_read" || c == "register_read") return read_command(t);
+  if (c == "counter_reset" || c == "register_write" || c == "register_reset")
+    throw OpError{"", fmt::format("'{}': the switch's counters and PFC state are the data plane's, read-only", c)};
   throw OpError{"", fmt::format("unknown command '{}'", c)};
 }
 

@@ -74,6 +74,8 @@ class Bmv2Cli {
   std::vector<std::string> mirror_command(const std::vector<std::string>& t);
   // set_queue_depth / set_queue_rate: the running state's port settings.
   std::vector<std::string> queue_command(const std::vector<std::string>& t);
+  // counter_read / register_read: the program's counters and register, from the data plane.
+  std::vector<std::string> read_command(const std::vector<std::string>& t);
   void mirror_watch(const State::MirrorEntry& e, bool on);
 
   RunningState& st_;

@@ -287,6 +287,8 @@ class Parser {
   // `Type[<...>](args) name;`: selectors and profiles are recorded; other instances (and local
   // variables) are skipped.
   void instance() {
+    if (is("counter") && is("(", 1)) return counter_or_register(false);
+    if (is("register") && is("<", 1)) return counter_or_register(true);
     if (!(is("action_selector") || is("action_profile")) || !is("(", 1)) return skip_declaration();
     const int line = peek().line;
     const bool selector = next().text == "action_selector";
@@ -305,6 +307,34 @@ class Parser {
       s.size = num(args[0]);
     }
     selectors_.push_back(std::move(s));
+  }
+
+  // counter(size, CounterType.kind) name;  register<bit<W>>(size) name;  A size may be a
+  // product of literals (512 * 8).
+  void counter_or_register(bool reg) {
+    const int line = peek().line;
+    next();
+    ExternDef e;
+    e.kind = reg ? "register" : "counter";
+    if (reg) {
+      expect("<");
+      e.type = std::to_string(type().bits);
+      expect(">");
+    }
+    const std::vector<std::string> args = arguments();
+    if (args.size() != (reg ? 1u : 2u)) fail(reg ? "register takes (size)" : "counter takes (size, CounterType)", line);
+    uint64_t size = 1;
+    std::size_t from = 0;
+    for (std::size_t star; from <= args[0].size(); from = star + 1) {
+      star = args[0].find('*', from);
+      if (star == std::string::npos) star = args[0].size();
+      size *= number(Token{Tok::Number, args[0].substr(from, star - from), line});
+    }
+    e.size = static_cast<uint32_t>(size);
+    if (!reg) e.type = args[1].substr(args[1].rfind('.') + 1);  // CounterType.packets_and_bytes
+    e.name = ident("an instance name");
+    expect(";");
+    externs_.push_back(std::move(e));
   }
 
   // hdr.ipv4.dst_addr -> headers_t.ipv4 -> ipv4_t.dst_addr -> 32, through the control's
@@ -406,6 +436,7 @@ class Parser {
       p.tables.push_back(std::move(t));
     }
     p.selectors = std::move(selectors_);
+    p.externs = std::move(externs_);
     return p;
   }
 
@@ -417,6 +448,7 @@ class Parser {
   std::map<std::pair<std::string, std::string>, ActionDef> actions_;  // (control or "", name)
   std::vector<std::pair<TableDef, int>> tables_;
   std::vector<SelectorDef> selectors_;
+  std::vector<ExternDef> externs_;
 };
 
 }  // namespace

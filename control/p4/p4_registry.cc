@@ -86,6 +86,11 @@ Program make_registry() {
   // Identity over the flow hash l3_input computes (PacketMeta::flow_hash); 16384 members is
   // kMaxNexthops (dataplane/tables/fib.h).
   p.selectors = {{"nexthop_selector", "identity", 16384, 32}};
+  // BMv2's counter_read / register_read (bmv2_cli.h): the switch's own port counters and the
+  // PFC quanta last received, read from the data plane.
+  p.externs = {{"register", "pfc_rx_quanta", 512 * 8, "16"},
+               {"counter", "port_rx_counter", 512, "packets_and_bytes"},
+               {"counter", "port_tx_counter", 512, "packets_and_bytes"}};
   return p;
 }
 
@@ -143,6 +148,7 @@ void match_lists(std::vector<std::string>& out, const std::string& prefix, const
 const TableDef* Program::table(std::string_view name) const { return find_named(tables, name); }
 const ActionDef* Program::action(std::string_view name) const { return find_named(actions, name); }
 const SelectorDef* Program::selector(std::string_view name) const { return find_named(selectors, name); }
+const ExternDef* Program::extern_named(std::string_view name) const { return find_named(externs, name); }
 
 const Program& registry() {
   static const Program p = make_registry();
@@ -182,6 +188,12 @@ std::vector<std::string> compare(const Program& program, const Program& registry
                 diff(s + "size ", p.size, r.size);
                 diff(s + "output width ", p.output_width, r.output_width);
               });
+  match_lists(out, "", "extern", false, program.externs, registry.externs, by_name, [&](const ExternDef& p, const ExternDef& r) {
+    const std::string e = p.kind + " " + p.name + ": ";
+    diff(e + "kind ", p.kind, r.kind);
+    diff(e + "size ", p.size, r.size);
+    diff(e + "type ", p.type, r.type);
+  });
   return out;
 }
 

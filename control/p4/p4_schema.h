@@ -72,15 +72,28 @@ struct SelectorDef {
   bool operator==(const SelectorDef&) const = default;
 };
 
+// A counter(size, CounterType.kind) or register<bit<W>>(size) instance: what BMv2's
+// counter_read / register_read name. `type`: the counter's kind (packets, bytes,
+// packets_and_bytes) or the register's width ("16").
+struct ExternDef {
+  std::string kind;  // "counter" or "register"
+  std::string name;
+  uint32_t size = 0;
+  std::string type;
+  bool operator==(const ExternDef&) const = default;
+};
+
 // Actions: exactly those some table lists (NoAction included when listed), each once.
 struct Program {
   std::vector<ActionDef> actions;
   std::vector<TableDef> tables;
   std::vector<SelectorDef> selectors;
+  std::vector<ExternDef> externs;
 
   const TableDef* table(std::string_view name) const;
   const ActionDef* action(std::string_view name) const;
   const SelectorDef* selector(std::string_view name) const;
+  const ExternDef* extern_named(std::string_view name) const;
 };
 
 // what(): "source:line: reason".

@@ -202,6 +202,7 @@ void EgressPort::on_pause_frame(const PauseFrame& f, uint64_t now) {
   const uint8_t lossless = sb_->config().pfc_enable;
   for (int p = 0; p < 8; ++p) {
     if (!(f.enable & (1u << p))) continue;
+    rx_.quanta[p].set(f.quanta[p]);
     // 802.3x PAUSE stops the whole link; PFC only the priorities this switch runs lossless.
     int q;
     if (f.pfc) {

@@ -46,6 +46,7 @@ struct PfcRxCounters {
   std::array<Counter, 8> xon;   // ... with time 0
   Counter pause;                // 802.3x PAUSE frames
   Counter ignored;              // enabled only priorities that are not lossless here
+  std::array<Counter, 8> quanta;  // the pause time last received per priority (P4 register pfc_rx_quanta)
 };
 
 class EgressPort {

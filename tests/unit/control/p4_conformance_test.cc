@@ -134,6 +134,15 @@ TEST_F(P4Conformance, ActionDroppedFromATableIsReported) {
                   {"table tc_to_queue", "action NoAction", "in the registry, not in the program"});
 }
 
+TEST_F(P4Conformance, CountersAndRegistersAreCompared) {
+  expect_reported(drift("counter(512, CounterType.packets_and_bytes) port_rx_counter;", "counter(512, CounterType.packets) port_rx_counter;"),
+                  {"counter port_rx_counter: type packets in the program, packets_and_bytes in the registry"});
+  expect_reported(drift("register<bit<16>>(512 * 8) pfc_rx_quanta;", "register<bit<16>>(512 * 4) pfc_rx_quanta;"),
+                  {"register pfc_rx_quanta: size 2048 in the program, 4096 in the registry"});
+  expect_reported(drift("counter(512, CounterType.packets_and_bytes) port_tx_counter;", ""),
+                  {"extern port_tx_counter: in the registry, not in the program"});
+}
+
 TEST_F(P4Conformance, RemovedTableIsReported) {
   const std::string text = real_program();
   const size_t b = text.find("    table port_mac {");

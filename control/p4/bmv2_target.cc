@@ -1,6 +1,9 @@
-// The BMv2 CLI's queue commands (see bmv2_cli.h), on the running state's port settings:
+// The BMv2 CLI's target commands (see bmv2_cli.h): the queues, on the running state's port
+// settings, and the program's counters and register, read from the data plane.
 //   set_queue_depth <nb_pkts> [<egress_port> [<priority>]]   a queue's packet limit
 //   set_queue_rate <rate_pps> [<egress_port> [<priority>]]   the port's rate
+//   counter_read <counter> <index>       port_rx_counter / port_tx_counter: a port's frames
+//   register_read <register> <index>     pfc_rx_quanta: port * 8 + priority
 // Without a port, every port; without a priority, every queue (BMv2's queue for priority p is
 // queue p here). roceswitch shapes a port as a whole at its link rate, so a rate takes no
 // priority; BMv2 counts packets whatever their size, the switch bytes: rate_pps becomes the
@@ -9,6 +12,7 @@
 
 #include "control/p4/bmv2_args.h"
 #include "control/p4/bmv2_cli.h"
+#include "control/p4/p4_schema.h"
 #include "dataplane/tm/queue/shaper.h"
 
 namespace rs {
@@ -43,6 +47,27 @@ std::vector<std::string> Bmv2Cli::queue_command(const std::vector<std::string>& 
   }
   st_.settings_set(0, std::move(next));
   return {};
+}
+
+std::vector<std::string> Bmv2Cli::read_command(const std::vector<std::string>& t) {
+  const std::string& c = t[0];
+  const bool counter = c == "counter_read";
+  if (t.size() != 3) throw OpError{"", fmt::format("usage: {} <{}> <index>", c, counter ? "counter" : "register")};
+  const p4::ExternDef* e = p4::registry().extern_named(t[1]);
+  if (!e || e->kind != (counter ? "counter" : "register")) throw OpError{"", fmt::format("no {} '{}'", counter ? "counter" : "register", t[1])};
+  const uint64_t index = bmv2::number(t[2], 32, "index");
+  if (index >= e->size) throw OpError{"", fmt::format("index {}: {} has {} cells", index, t[1], e->size)};
+  const Switch& sw = st_.sw();
+  if (counter) {
+    // One cell a port: ports the switch does not have count nothing, as BMv2's unused cells.
+    const bool in = t[1] == "port_rx_counter", has = index < sw.num_ports();
+    const uint64_t packets = has ? (in ? sw.rx_packets(index) : sw.tx_packets(index)) : 0;
+    const uint64_t bytes = has ? (in ? sw.rx_bytes(index) : sw.tx_bytes(index)) : 0;
+    return {fmt::format("{}[{}]=  BmCounterData(packets={}, bytes={})", t[1], index, packets, bytes)};
+  }
+  const uint64_t port = index / 8;
+  const uint64_t q = port < sw.num_ports() ? sw.egress(port).pfc_rx().quanta[index % 8].get() : 0;
+  return {fmt::format("{}[{}]= {}", t[1], index, q)};
 }
 
 }  // namespace rs
