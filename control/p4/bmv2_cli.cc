@@ -222,6 +222,7 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
   // --- mirror sessions and the mirror tables (bmv2_mirror.cc)
   if (c.starts_with("mirroring_") || (t.size() > 1 && (t[1] == "mirror_ingress" || t[1] == "mirror_egress")))
     return mirror_command(t);
+  if (c.starts_with("table_") && t.size() > 1 && t[1] == "port_mac") return port_mac_command(t);
   // --- the classification tables
   if (t.size() > 1 && (t[1] == "dscp_to_tc" || t[1] == "pcp_to_tc" || t[1] == "tc_to_queue") &&
       (c == "table_add" || c == "table_modify" || c == "table_delete" || c == "table_set_default" || c == "table_dump" ||

@@ -76,6 +76,8 @@ class Bmv2Cli {
   std::vector<std::string> queue_command(const std::vector<std::string>& t);
   // counter_read / register_read: the program's counters and register, from the data plane.
   std::vector<std::string> read_command(const std::vector<std::string>& t);
+  // The table commands on port_mac: the running state's port MACs.
+  std::vector<std::string> port_mac_command(const std::vector<std::string>& t);
   void mirror_watch(const State::MirrorEntry& e, bool on);
 
   RunningState& st_;

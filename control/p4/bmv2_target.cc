@@ -4,11 +4,16 @@
 //   set_queue_rate <rate_pps> [<egress_port> [<priority>]]   the port's rate
 //   counter_read <counter> <index>       port_rx_counter / port_tx_counter: a port's frames
 //   register_read <register> <index>     pfc_rx_quanta: port * 8 + priority
+//   table_add port_mac rewrite_smac <port> => <mac>, table_modify port_mac rewrite_smac
+//   <handle> [=>] <mac>, table_dump port_mac: a port's MAC. Every port has an entry from the
+//   start (its configured MAC, handle = port), so table_add sets it (a BMv2 script written for
+//   an empty table runs unchanged) and table_delete is refused: a port always has a MAC.
 // Without a port, every port; without a priority, every queue (BMv2's queue for priority p is
 // queue p here). roceswitch shapes a port as a whole at its link rate, so a rate takes no
 // priority; BMv2 counts packets whatever their size, the switch bytes: rate_pps becomes the
 // rate that sends that many full-size frames (buffer.mtu) a second, wire overhead included.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "control/p4/bmv2_args.h"
 #include "control/p4/bmv2_cli.h"
@@ -68,6 +73,42 @@ std::vector<std::string> Bmv2Cli::read_command(const std::vector<std::string>& t
   const uint64_t port = index / 8;
   const uint64_t q = port < sw.num_ports() ? sw.egress(port).pfc_rx().quanta[index % 8].get() : 0;
   return {fmt::format("{}[{}]= {}", t[1], index, q)};
+}
+
+std::vector<std::string> Bmv2Cli::port_mac_command(const std::vector<std::string>& t) {
+  const std::string& c = t[0];
+  const std::size_t ports = st_.sw().num_ports();
+  SwitchConfig cfg = st_.config(false);
+  if (c == "table_dump") {
+    std::vector<std::string> out{"==========", "TABLE ENTRIES"};
+    for (std::size_t p = 0; p < ports; ++p)
+      out.push_back(fmt::format("Dumping entry {}: port_mac {} => rewrite_smac - {:02x}", p, p,
+                                fmt::join(cfg.ports[p].mac.addr_bytes, cfg.ports[p].mac.addr_bytes + 6, ":")));
+    out.push_back("==========");
+    return out;
+  }
+  if (c == "table_num_entries") return {fmt::format("{}", ports)};
+  if (c == "table_delete" || c == "table_clear") throw OpError{"", "port_mac: a port always has a MAC in roceswitch (table_modify its entry)"};
+  if (c == "table_set_default") {
+    if (t.size() < 3 || t[2] != "NoAction") throw OpError{"", "port_mac: the default stays NoAction (every port has its entry)"};
+    return {};
+  }
+  // table_add port_mac rewrite_smac <port> => <mac> / table_modify port_mac rewrite_smac <handle> [=>] <mac>
+  std::vector<std::string> a(t.begin() + 2, t.end());
+  std::erase(a, std::string("=>"));
+  if (t.size() < 3 || t[2] != "rewrite_smac" || a.size() != 3)
+    throw OpError{"", fmt::format("usage: {} port_mac rewrite_smac <{}> => <smac>", c, c == "table_add" ? "port" : "entry handle")};
+  const uint64_t port = bmv2::number(a[1], 9, c == "table_add" ? "egress_port" : "entry handle");
+  if (port >= ports) throw OpError{"", fmt::format("{} {}: the switch has {} ports", c == "table_add" ? "port" : "entry", port, ports)};
+  rte_ether_addr mac;
+  if (rte_ether_unformat_addr(a[2].c_str(), &mac) != 0) {
+    const uint64_t v = bmv2::number(a[2], 48, "smac");
+    for (int i = 0; i < 6; ++i) mac.addr_bytes[i] = static_cast<uint8_t>(v >> (40 - 8 * i));
+  }
+  cfg.ports[port].mac = mac;
+  st_.settings_set(0, std::move(cfg));
+  if (c == "table_add") return {fmt::format("Entry has been added with handle {}", port)};
+  return {};
 }
 
 }  // namespace rs

@@ -1,6 +1,7 @@
 #include "control/runtime/control_reads.h"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <rte_ether.h>
 #include <yaml-cpp/yaml.h>
 
@@ -108,7 +109,8 @@ json read_state(const RunningState& st, const std::string& op, const json& args)
                      {"index", p},
                      {"admin", c.ports[p].admin_up ? "up" : "down"},
                      {"link", st.sw().load().link_up(static_cast<uint16_t>(p)) ? "up" : "down"},
-                     {"speed_gbps", c.ports[p].egress.speed_gbps}});
+                     {"speed_gbps", c.ports[p].egress.speed_gbps},
+                     {"mac", fmt::format("{:02x}", fmt::join(c.ports[p].mac.addr_bytes, c.ports[p].mac.addr_bytes + 6, ":"))}});
     return out;
   }
   if (op == "mirror.list") {

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <stdexcept>
+#include <tuple>
 
 #include "control/config/config_dump.h"
 #include "control/config/config_loader.h"
@@ -35,18 +36,20 @@ void RunningState::settings_set(std::size_t op, SwitchConfig next) {
         throw OpError{"buffer.pg", fmt::format("port {} PG {} would become {}: which PGs are lossless is set at start-up", base_.ports[p].name, g,
                                                loaded.ports[p].lossless.pg[g].lossless ? "lossless" : "lossy")};
   struct Saved {
-    std::vector<std::pair<EgressConfig, PortLosslessConfig>> ports;
+    std::vector<std::tuple<EgressConfig, PortLosslessConfig, rte_ether_addr>> ports;
     MmuConfig mmu;
   } before;
-  for (auto& ps : base_.ports) before.ports.emplace_back(ps.egress, ps.lossless);
+  for (auto& ps : base_.ports) before.ports.emplace_back(ps.egress, ps.lossless, ps.mac);
   before.mmu = base_.mmu;
   txn_.undo.push_back([this, before] {
-    for (std::size_t p = 0; p < base_.ports.size(); ++p) std::tie(base_.ports[p].egress, base_.ports[p].lossless) = before.ports[p];
+    for (std::size_t p = 0; p < base_.ports.size(); ++p)
+      std::tie(base_.ports[p].egress, base_.ports[p].lossless, base_.ports[p].mac) = before.ports[p];
     base_.mmu = before.mmu;
   });
   for (std::size_t p = 0; p < base_.ports.size(); ++p) {
     base_.ports[p].egress = loaded.ports[p].egress;
     base_.ports[p].lossless = loaded.ports[p].lossless;
+    base_.ports[p].mac = loaded.ports[p].mac;
   }
   base_.mmu = loaded.mmu;
   txn_.settings_ops.push_back(op);

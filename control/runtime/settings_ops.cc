@@ -77,7 +77,7 @@ void buffer_set(RunningState& st, std::size_t op, const YAML::Node& request) {
 void port_settings_set(RunningState& st, std::size_t op, uint16_t port, const YAML::Node& request) {
   YAML::Node root = running_tree(st);
   YAML::Node patch(YAML::NodeType::Map);
-  for (const char* k : {"speed_gbps", "queues", "cable_length_m"})
+  for (const char* k : {"speed_gbps", "queues", "cable_length_m", "mac"})
     if (request[k]) patch[k] = request[k];
   merge_patch(root["ports"][port], patch);
   st.settings_set(op, load_edited(root, fmt::format("ports[{}].", port)));

@@ -1,5 +1,5 @@
 // The port and buffer settings operations: buffer.set (the config's lossless sections),
-// buffer.get, and port.set's speed_gbps, queues and cable_length_m. Each is a merge patch
+// buffer.get, and port.set's speed_gbps, queues, cable_length_m and mac. Each is a merge patch
 // (RFC 7386: a map merges into the running configuration's map, a null removes a key, anything
 // else replaces) on the configuration file's own sections, loaded back by the config loader,
 // so a request is checked as a file is and its errors name the same key paths; the result goes

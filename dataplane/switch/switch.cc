@@ -91,7 +91,6 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       p->speed_gbps = ps.egress.speed_gbps;
       p->id = static_cast<uint16_t>(i);
       if (ps.faults.any()) p = std::make_unique<FaultPort>(std::move(p), ps.faults, pool_, cfg.seed * 0x100000001b3ull + i);
-      port_mac_[i] = ps.mac;
       port_owner_[i] = static_cast<uint8_t>(ps.worker >= 0 ? ps.worker % cfg.workers : i % cfg.workers);
       // An unpinned port of a receiver group goes where the group's first port went.
       for (std::size_t j = 0; j < i && ps.worker < 0 && ps.kind == PortKind::EmulatedHost && !ps.host.receiver.empty(); ++j)
@@ -109,6 +108,12 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     if (!qsbr_ || rte_rcu_qsbr_init(qsbr_, cfg.workers) != 0) throw std::runtime_error("rcu init failed");
     fib_.set_qsbr(qsbr_);
     classify_.set_qsbr(qsbr_);
+    port_macs_.set_qsbr(qsbr_);
+    {
+      auto macs = std::make_unique<PortMacs>();
+      for (std::size_t i = 0; i < cfg.ports.size(); ++i) macs->mac[i] = cfg.ports[i].mac;
+      port_macs_.publish(std::move(macs));
+    }
     sb_->set_qsbr(qsbr_);
     tap_ = std::make_unique<CaptureTap>(cfg.workers);
     mirror_ = std::make_unique<PortMirror>(cfg.workers);
@@ -142,7 +147,8 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       rte_rcu_qsbr_thread_online(qsbr_, w);
       wk->ctx.fib = fib_.load();
       wk->ctx.load = &load_;
-      wk->ctx.port_mac = port_mac_;
+      wk->port_macs = &port_macs_;
+      wk->ctx.port_mac = port_macs_.load()->mac.data();
       wk->ctx.port_owner = port_owner_;
       wk->ctx.num_ports = static_cast<uint16_t>(ports_.size());
       workers_.push_back(std::move(wk));
@@ -171,6 +177,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     sb_.reset();
     fib_.clear();
     classify_.clear();
+    port_macs_.clear();
     writer_.reset();
     rte_free(qsbr_);
     rte_mempool_free(pool_);
@@ -193,6 +200,7 @@ Switch::~Switch() {
   ports_.clear();
   fib_.clear();
   classify_.clear();
+  port_macs_.clear();
   writer_.reset();
   rte_free(qsbr_);
   rte_mempool_free(pool_);
@@ -329,11 +337,22 @@ void Switch::reconfigure_ports(const SwitchConfig& next, const std::function<voi
   }
   const BufferInputs in = buffer_inputs(next);
   sb_->reconfigure(next.mmu, in.lossless, in.static_sum, in.dynamic);  // throws before anything changed
+  bool macs_changed = false;
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    blocks.v[p]->mac = next.ports[p].mac;
+    macs_changed |= !rte_is_same_ether_addr(&next.ports[p].mac, &cfg_.ports[p].mac);
+  }
+  if (macs_changed) {
+    auto macs = std::make_unique<PortMacs>();
+    for (std::size_t p = 0; p < ports_.size(); ++p) macs->mac[p] = next.ports[p].mac;
+    port_macs_.publish(std::move(macs));
+  }
   for (std::size_t p = 0; p < ports_.size(); ++p) egress_[p]->offer(std::move(blocks.v[p]));  // all applied above: accepted
   for (auto& w : workers_) w->wd_poll_ns.store(next.mmu.pfcwd.enabled ? next.mmu.pfcwd.poll_ns : 0, std::memory_order_relaxed);
   for (std::size_t p = 0; p < ports_.size(); ++p) {
     cfg_.ports[p].egress = next.ports[p].egress;
     cfg_.ports[p].lossless = next.ports[p].lossless;
+    cfg_.ports[p].mac = next.ports[p].mac;
   }
   cfg_.mmu = next.mmu;
   while (!all_applied())

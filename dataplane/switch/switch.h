@@ -85,6 +85,7 @@ class Switch {
   void reclaim() {
     fib_.reclaim();
     classify_.reclaim();
+    port_macs_.reclaim();
     sb_->reclaim();
     writer_->catch_up();
   }
@@ -145,7 +146,7 @@ class Switch {
   std::vector<std::unique_ptr<EgressPort>> egress_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<rte_ring*> rings_;
-  rte_ether_addr port_mac_[kMaxPorts]{};
+  RcuSnapshot<PortMacs> port_macs_;  // table port_mac: each port's source MAC, published as the FIB is
   uint8_t port_owner_[kMaxPorts]{};
   LoadView load_;
   uint64_t start_ns_ = 0;

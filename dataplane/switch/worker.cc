@@ -46,6 +46,7 @@ void Worker::poll(uint64_t now_ns) {
   // One snapshot per loop: every stage of every burst in this loop sees the same tables.
   ctx.fib = fib->load();
   if (classify) ctx.classify = classify->load();
+  if (port_macs) ctx.port_mac = port_macs->load()->mac.data();
   if (const uint32_t seq = trace_req.seq.load(std::memory_order_acquire); seq != trace_seen_) [[unlikely]] {
     const uint32_t first = trace_req.first.load(std::memory_order_relaxed), every = trace_req.every.load(std::memory_order_relaxed);
     if (trace_req.keep.load(std::memory_order_relaxed)) tracer.configure(first, every);

@@ -298,6 +298,21 @@ ok buffer set "$T/settings-before.yaml"
 [ "$(hash_now)" = "$before" ] || fail "buffer set with the file buffer get wrote before: not the state before"
 pass "port set (rate, queue limits, scheduler), buffer get/set round trip, a start-up-only field refused"
 
+# ---- a port's MAC through the P4 port_mac table, seen by tshark on the wire ------------------
+before="$(hash_now)"
+ok port list --json
+orig=$(python3 -c "import json,sys; print([p for p in json.load(open(sys.argv[1])) if p['name'] == 'h0'][0]['mac'])" "$OUT")
+printf 'table_add port_mac rewrite_smac 0 => 02:aa:bb:cc:dd:00\ncounter_read port_tx_counter 0\n' >"$T/mac.txt"
+ok p4 "$T/mac.txt"
+has '^Entry has been added with handle 0$' "p4 port_mac: the entry's handle"
+has '^port_tx_counter\[0\]=  BmCounterData\(packets=[1-9][0-9]*, bytes=[1-9][0-9]*\)$' "p4 counter_read: h0's frames"
+ok capture h0 tx "$T/h0mac.pcapng" --count 20
+srcs=$(tshark -r "$T/h0mac.pcapng" -T fields -e eth.src 2>/dev/null | sort | uniq -c)
+echo "$srcs" | grep -qE '^ +20 02:aa:bb:cc:dd:00$' || fail "port_mac: tshark does not see 20 frames from 02:aa:bb:cc:dd:00 leaving h0: $srcs"
+ok port set h0 --mac "$orig"
+[ "$(hash_now)" = "$before" ] || fail "port set --mac back to $orig: not the state before"
+pass "port_mac: h0's frames leave with the MAC a BMv2 command set (tshark), counter_read, port set --mac"
+
 # ---- trace: a packet's walk through the running pipeline ----------------------------------
 ok trace 1
 has '^packet 1 \(worker 0\): received on port [0-9] \(h[0-9]\)' "trace: the arrival line"

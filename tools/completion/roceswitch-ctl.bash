@@ -42,7 +42,7 @@ _roceswitch_ctl() {
         w="${words[i]}"
         case "$w" in
             --socket | --timeout | --limit | --members | --policy | --param | --table-size | --policy-by-tc | --interval | --count | \
-                --rx | --tx | --truncate | --queue | --speed | --cable-length | --limit-packets | --limit-bytes | --scheduler | \
+                --rx | --tx | --truncate | --queue | --speed | --mac | --cable-length | --limit-packets | --limit-bytes | --scheduler | \
                 --weights) ((i++)) ;;
             -*) ;;
             *) pos+=("$w") ;;
@@ -70,7 +70,7 @@ _roceswitch_ctl() {
             case "${pos[1]:-}" in
                 "") list="up down set list" ;;
                 up | down) [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
-                set) opts+=" --speed --cable-length --limit-packets --limit-bytes --scheduler --weights"
+                set) opts+=" --speed --mac --cable-length --limit-packets --limit-bytes --scheduler --weights"
                     [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
                 list) opts+=" --names --json" ;;
             esac ;;

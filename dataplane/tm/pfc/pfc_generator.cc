@@ -10,6 +10,7 @@ void PfcGenerator::configure(uint16_t port, Port* out, rte_mempool* pool, double
   port_id_ = port;
   out_ = out;
   pool_ = pool;
+  src_ = out->mac;
   set_timing(speed_gbps, quanta);
 }
 
@@ -23,7 +24,7 @@ bool PfcGenerator::send(uint8_t xoff_bits, uint8_t xon_bits, uint64_t now) {
   std::array<uint16_t, 8> q{};
   for (int p = 0; p < 8; ++p)
     if (xoff_bits & (1u << p)) q[p] = quanta_;
-  rte_mbuf* m = make_pfc_mbuf(pool_, out_->mac, static_cast<uint8_t>(xoff_bits | xon_bits), q);
+  rte_mbuf* m = make_pfc_mbuf(pool_, src_, static_cast<uint8_t>(xoff_bits | xon_bits), q);
   if (!m) {
     c_.tx_fail.inc();
     return false;

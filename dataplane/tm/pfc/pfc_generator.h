@@ -30,6 +30,7 @@ class PfcGenerator {
   void configure(uint16_t port, Port* out, rte_mempool* pool, double speed_gbps, uint16_t quanta);
   // A run-time change of the link rate or of the pause time asked for (owner thread).
   void set_timing(double speed_gbps, uint16_t quanta);
+  void set_source(const rte_ether_addr& mac) { src_ = mac; }  // the port's MAC changed (owner thread)
 
   // Looks at every lossless PG of the port and sends at most one frame for all that changed.
   // Returns true when a frame went out.
@@ -47,6 +48,7 @@ class PfcGenerator {
   const PfcGenCounters& counters() const { return c_; }
 
  private:
+  rte_ether_addr src_{};  // our frames' source: the port's MAC
   bool send(uint8_t xoff_bits, uint8_t xon_bits, uint64_t now);
 
   uint16_t port_id_ = 0;

@@ -114,6 +114,7 @@ class EgressPort {
     EgressConfig egress;
     PortLosslessConfig lossless;
     PfcwdConfig pfcwd;
+    rte_ether_addr mac{};  // the port's own MAC: its PFC frames' source
     std::array<rte_mbuf**, 8> slots{};  // a larger ring for a queue whose packet limit outgrew its own
     std::array<uint32_t, 8> capacity{};
   };
