@@ -54,7 +54,7 @@ constexpr Op kOps[] = {
     {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
     {"group.del", true, "name: delete a group no route uses"},
     {"port.set", true, "port, and any of admin (up|down), speed_gbps, queues {limit_packets, limit_bytes, scheduler, weights}, cable_length_m, mac: a port's state and settings, as ports[] in the config (queues merges into the port's)"},
-    {"buffer.set", true, "any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta (or yaml: those sections as YAML text, with ports [{name, speed_gbps, cable_length_m, queues}] as buffer.get writes them): the lossless settings, as in the config, merged into the running ones (RFC 7386: a map merges, null removes a key); which PGs are lossless and the cell size stay"},
+    {"buffer.set", true, "any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, load_view (or yaml: those sections as YAML text, with ports [{name, speed_gbps, cable_length_m, queues}] as buffer.get writes them): the lossless settings, as in the config, merged into the running ones (RFC 7386: a map merges, null removes a key); which PGs are lossless and the cell size stay"},
     {"qos.set", true, "any of trust (dscp|pcp), dscp_to_tc, pcp_to_tc, tc_to_queue ({key: value} over the current maps), cnp_queue (-1 = none): the classification maps, as in the config's qos"},
     {"mirror.set", true, "name, dst_port, rx_ports [...] and/or tx_ports [...], [truncate (bytes, 0 = whole), queue (lossy)]: add or replace a mirror session, as mirror_sessions[] in the config"},
     {"mirror.del", true, "name: remove a mirror session (its ports are no longer watched)"},
@@ -262,7 +262,7 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     return state_.port_admin(index, static_cast<uint16_t>(idx), a == "up");
   }
   if (op == "buffer.set") {
-    rd.keys(n, "", {"op", "buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "yaml"});
+    rd.keys(n, "", {"op", "buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "load_view", "yaml"});
     if (!n["yaml"]) return buffer_set(state_, index, n);
     // The sections as YAML text (a file's, or buffer.get's), instead of the request's own keys.
     if (n.size() > 2) throw OpError{"yaml", "give the sections either as YAML text or as keys, not both"};
@@ -273,7 +273,7 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
       throw OpError{"yaml", e.what()};
     }
     if (!y.IsMap()) throw OpError{"yaml", "expected a map of sections"};
-    rd.keys(y, "yaml", {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "ports"});
+    rd.keys(y, "yaml", {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "load_view", "ports"});
     return buffer_set(state_, index, y);
   }
   throw OpError{"op", fmt::format("unknown operation '{}' (known: {})", op, op_names())};

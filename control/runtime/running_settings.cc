@@ -38,13 +38,16 @@ void RunningState::settings_set(std::size_t op, SwitchConfig next) {
   struct Saved {
     std::vector<std::tuple<EgressConfig, PortLosslessConfig, rte_ether_addr>> ports;
     MmuConfig mmu;
+    LoadViewConfig load_view;
   } before;
   for (auto& ps : base_.ports) before.ports.emplace_back(ps.egress, ps.lossless, ps.mac);
   before.mmu = base_.mmu;
+  before.load_view = base_.load_view;
   txn_.undo.push_back([this, before] {
     for (std::size_t p = 0; p < base_.ports.size(); ++p)
       std::tie(base_.ports[p].egress, base_.ports[p].lossless, base_.ports[p].mac) = before.ports[p];
     base_.mmu = before.mmu;
+    base_.load_view = before.load_view;
   });
   for (std::size_t p = 0; p < base_.ports.size(); ++p) {
     base_.ports[p].egress = loaded.ports[p].egress;
@@ -52,6 +55,7 @@ void RunningState::settings_set(std::size_t op, SwitchConfig next) {
     base_.ports[p].mac = loaded.ports[p].mac;
   }
   base_.mmu = loaded.mmu;
+  base_.load_view = loaded.load_view;
   txn_.settings_ops.push_back(op);
 }
 

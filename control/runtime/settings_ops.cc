@@ -70,7 +70,7 @@ void buffer_set(RunningState& st, std::size_t op, const YAML::Node& request) {
       any = true;
     }
   }
-  if (!any) throw OpError{"", "nothing to set (buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta)"};
+  if (!any) throw OpError{"", "nothing to set (buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, load_view)"};
   st.settings_set(op, load_edited(root, ""));
 }
 

@@ -1,4 +1,5 @@
-// The port and buffer settings operations: buffer.set (the config's lossless sections),
+// The port and buffer settings operations: buffer.set (the traffic manager's sections: the
+// lossless ones and the load view adaptive routing reads),
 // buffer.get, and port.set's speed_gbps, queues, cable_length_m and mac. Each is a merge patch
 // (RFC 7386: a map merges into the running configuration's map, a null removes a key, anything
 // else replaces) on the configuration file's own sections, loaded back by the config loader,
@@ -15,7 +16,7 @@
 namespace rs {
 
 // The sections buffer.set takes (its request keys; pfc_quanta is the config's qos.pfc_quanta).
-inline constexpr const char* kBufferSections[] = {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta"};
+inline constexpr const char* kBufferSections[] = {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "load_view"};
 
 // Throw OpError (field: the key path inside the request). buffer_set also takes `ports`, a list of
 // {name, speed_gbps, cable_length_m, queues} as buffer_get writes it.

@@ -340,6 +340,7 @@ void Switch::reconfigure_ports(const SwitchConfig& next, const std::function<voi
   bool macs_changed = false;
   for (std::size_t p = 0; p < ports_.size(); ++p) {
     blocks.v[p]->mac = next.ports[p].mac;
+    blocks.v[p]->load_view = next.load_view;
     macs_changed |= !rte_is_same_ether_addr(&next.ports[p].mac, &cfg_.ports[p].mac);
   }
   if (macs_changed) {
@@ -355,6 +356,8 @@ void Switch::reconfigure_ports(const SwitchConfig& next, const std::function<voi
     cfg_.ports[p].mac = next.ports[p].mac;
   }
   cfg_.mmu = next.mmu;
+  cfg_.load_view = next.load_view;
+  load_.configure(next.load_view);  // the record; each owner has its copy in its block
   while (!all_applied())
     if (wait) wait();
   for (auto& e : egress_) e->collect();

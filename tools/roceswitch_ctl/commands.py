@@ -114,12 +114,12 @@ COMMANDS = [
     Cmd('batch', 'apply a file of changes as one transaction',
         args=[A('file', metavar='FILE|-', help='one change a line: an operation object ({"op": ...}) or a '
                 'command line (route add 10.1.0.0/16 group spine); # comments')], run=run_batch),
-    Cmd('buffer get', "the lossless settings (buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta) and each port's "
+    Cmd('buffer get', "the traffic manager's settings (buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, load_view) and each port's "
         'rate, cable and queues, as YAML `buffer set` and the config take', 'buffer.get',
         [A('file', nargs='?', help='write it here (default: standard output)')], show=show_dump),
     Cmd('buffer set', 'merge a file of lossless sections (as `buffer get` writes them) into the running switch',
         args=[A('file', metavar='FILE|-', help='YAML: any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, '
-                'ports; a map merges into the running one, null removes a key')], run=run_buffer_set),
+                'load_view, ports; a map merges into the running one, null removes a key')], run=run_buffer_set),
     Cmd('qos get', 'the classification maps (trust, DSCP/PCP to class, class to queue, CNP queue)', 'qos.get', show=show_qos),
     Cmd('qos set', 'change the classification maps on the running switch (the given entries only)', 'qos.set',
         [A('--trust', choices=['dscp', 'pcp']), A('--dscp-to-tc', type=int_map, metavar='DSCP=TC,...'),

@@ -10,7 +10,7 @@ void PfcGenerator::configure(uint16_t port, Port* out, rte_mempool* pool, double
   port_id_ = port;
   out_ = out;
   pool_ = pool;
-  src_ = out->mac;
+  if (out) src_ = out->mac;  // tests of the decoder alone give no port
   set_timing(speed_gbps, quanta);
 }
 

@@ -145,7 +145,7 @@ void EgressPort::publish_load() {
     if (row.queue_bytes[q].load(std::memory_order_relaxed) != b) row.queue_bytes[q].store(b, std::memory_order_relaxed);
   }
   row.port_bytes.store(total, std::memory_order_relaxed);
-  const LoadViewConfig& lc = load_->config();
+  const LoadViewConfig& lc = lv_;
   if (now_ns_ >= rate_ns_ + lc.rate_interval_ns) {
     uint64_t sent = 0;
     for (const auto& st : qs_) sent += st.deq_bytes;
@@ -159,7 +159,7 @@ void EgressPort::publish_load() {
   }
   const double link_bps = cfg_.speed_gbps * 1e9;
   const double pct = link_bps > 0 ? 100.0 * rate_bps_ / link_bps : 0;
-  row.quality.store(load_->band(total, pct), std::memory_order_relaxed);
+  row.quality.store(LoadView::band(lv_, total, pct), std::memory_order_relaxed);
 }
 
 void EgressPort::release_pgs(rte_mbuf* const* pkts, uint16_t n) {

@@ -115,6 +115,7 @@ class EgressPort {
     PortLosslessConfig lossless;
     PfcwdConfig pfcwd;
     rte_ether_addr mac{};  // the port's own MAC: its PFC frames' source
+    LoadViewConfig load_view;  // how its quality band is quantised
     std::array<rte_mbuf**, 8> slots{};  // a larger ring for a queue whose packet limit outgrew its own
     std::array<uint32_t, 8> capacity{};
   };
@@ -135,7 +136,10 @@ class EgressPort {
   const EgressConfig& config() const { return cfg_; }
   const PortLosslessConfig& lossless() const { return lcfg_; }
   const PfcwdConfig& pfcwd() const { return pfcwd_; }
-  void set_load_view(LoadView* load) { load_ = load; }
+  void set_load_view(LoadView* load) {
+    load_ = load;
+    lv_ = load->config();
+  }
   const PfcGenerator& pfc_gen() const { return pfc_; }
   const PfcRxCounters& pfc_rx() const { return rx_; }
   const SharedBuffer& buffer() const { return *sb_; }
@@ -249,6 +253,7 @@ class EgressPort {
   PfcGenerator pfc_;
   PfcRxCounters rx_;
   LoadView* load_ = nullptr;
+  LoadViewConfig lv_;  // the owner's copy (run-time changes come with its settings)
   // The tx-rate EWMA's last sample: when, and the bytes dequeued by then.
   uint64_t rate_ns_ = 0, rate_bytes_ = 0;
   double rate_bps_ = 0;

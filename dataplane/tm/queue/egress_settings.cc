@@ -52,6 +52,7 @@ void EgressPort::apply(WorkerContext& ctx) {
     if (lcfg_.dynamic_th[q] != kNoDynamicTh || lcfg_.reserved[q]) cells_mask_ |= bit;
   }
   pfc_.set_source(s->mac);
+  lv_ = s->load_view;
   if (timing_changed) {
     shaper_.configure(cfg_.speed_gbps, ctx.now_ns);
     pfc_.set_timing(cfg_.speed_gbps, lcfg_.pfc_quanta);

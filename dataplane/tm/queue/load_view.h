@@ -50,15 +50,18 @@ class LoadView {
     if (up) up_.fetch_or(bit, std::memory_order_relaxed);
     else up_.fetch_and(~bit, std::memory_order_relaxed);
   }
+  // The configuration, for the control thread: each egress owner keeps its own copy (set when
+  // the port is wired, then through its run-time settings), so a change never races a worker.
   const LoadViewConfig& config() const { return cfg_; }
   void configure(const LoadViewConfig& c) { cfg_ = c; }
   // The band for a port's queued bytes and its rate in percent of its link.
-  uint8_t band(uint64_t queued, double rate_pct) const {
+  static uint8_t band(const LoadViewConfig& c, uint64_t queued, double rate_pct) {
     unsigned lq = 0, lr = 0;
-    while (lq < 7 && queued >= cfg_.queue_thresholds_bytes[lq]) ++lq;
-    while (lr < 7 && rate_pct >= cfg_.rate_thresholds_pct[lr]) ++lr;
+    while (lq < 7 && queued >= c.queue_thresholds_bytes[lq]) ++lq;
+    while (lr < 7 && rate_pct >= c.rate_thresholds_pct[lr]) ++lr;
     return static_cast<uint8_t>(7 - std::max(lq, lr));
   }
+  uint8_t band(uint64_t queued, double rate_pct) const { return band(cfg_, queued, rate_pct); }
 
  private:
   static_assert(kMaxPorts <= 64, "link state is one 64-bit word");

@@ -107,6 +107,22 @@ TEST(SettingsControl, BufferSetTurnsOnEcnMarkingAndMovesPgThresholds) {
   EXPECT_EQ(r.sw.egress(1).queue(kQ).ecn_marked.get(), marked);
 }
 
+// The load view's thresholds (what adaptive routing reads): h1's port, half loaded, changes
+// band when its thresholds do, at the owner's next publication.
+TEST(SettingsControl, LoadViewThresholdsChangeTheQualityBand) {
+  ControlRig r(load_config_text(kConfig, "t.yaml"));
+  r.run(2 * kMs);
+  EXPECT_GE(r.sw.load().quality(1), 5) << "5 Gb/s on a 10 Gb/s port, a short queue: a good band";
+  r.ok({{"op", "buffer.set"}, {"load_view", {{"queue_thresholds_bytes", {0, 0, 0, 0, 0, 0, 0}}}}});
+  r.run(100 * kUs);
+  EXPECT_EQ(r.sw.load().quality(1), 0) << "every queue threshold 0: the worst band";
+  r.ok({{"op", "buffer.set"}, {"load_view", {{"queue_thresholds_bytes", {1e12, 1e12, 1e12, 1e12, 1e12, 1e12, 1e12}},
+                                             {"rate_thresholds_pct", {99, 99, 99, 99, 99, 99, 99}}}}});
+  r.run(100 * kUs);
+  EXPECT_EQ(r.sw.load().quality(1), 7) << "no threshold reached: the best band";
+  EXPECT_EQ(r.sw.config().load_view.rate_thresholds_pct[0], 99.0);
+}
+
 TEST(SettingsControl, RefusalsNameTheFieldAndChangeNothing) {
   ControlRig r(load_config_text(kConfig, "t.yaml"));
   const std::string hash = r.ok({{"op", "state.hash"}})["hash"];
@@ -118,7 +134,7 @@ TEST(SettingsControl, RefusalsNameTheFieldAndChangeNothing) {
   EXPECT_EQ(error_of(r.call({{"op", "buffer.set"}, {"buffer", {{"pg", {{"4", "lossless"}}}}}})).substr(0, 9), "buffer.pg");
   EXPECT_EQ(error_of(r.call({{"op", "buffer.set"}, {"buffer", {{"profiles", {{"x", {{"xoff", 10}}}}}}}})).substr(0, 16),
             "buffer.profiles.");
-  EXPECT_EQ(error_of(r.call({{"op", "buffer.set"}})), ": nothing to set (buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta)");
+  EXPECT_EQ(error_of(r.call({{"op", "buffer.set"}})), ": nothing to set (buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, load_view)");
   // A transaction: a good port change, then a bad one: neither happens.
   const json t = r.call({{"id", 3}, {"ops", {{{"op", "port.set"}, {"port", "h1"}, {"speed_gbps", 1}},
                                              {{"op", "port.set"}, {"port", "h0"}, {"queues", {{"scheduler", "fastest"}}}}}}});
