@@ -360,9 +360,17 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     double next_report = 1.0;
     double elapsed = 0;
-    // Packet totals once a second, for rates that leave out start-up (perf/linerate uses them
-    // as dpdk-testpmd's per-second figures are used: the first second dropped).
-    nlohmann::json samples = nlohmann::json::array();
+    // Packet totals once a second for the stats file, for rates that leave out start-up
+    // (perf/linerate uses them as dpdk-testpmd's per-second figures are used: the first second
+    // dropped). A switch runs for days: the last hour is kept, in a ring sized at start.
+    struct Sample {
+      double t_s;
+      uint64_t received, sent;
+    };
+    constexpr std::size_t kSamplesKept = 3600;
+    std::vector<Sample> samples;
+    std::size_t samples_taken = 0;
+    if (!opt.stats_json.empty()) samples.resize(kSamplesKept);
     std::ofstream series;
     if (!opt.series.empty()) {
       series.open(opt.series);
@@ -387,7 +395,7 @@ int main(int argc, char** argv) {
       }
       if (elapsed >= next_report) {
         const rs::SwitchTotals t = sw->totals();
-        samples.push_back({{"t_s", elapsed}, {"received", t.received}, {"sent", t.sent}});
+        if (!samples.empty()) samples[samples_taken++ % kSamplesKept] = {elapsed, t.received, t.sent};
         if (!opt.quiet) fmt::print("{}\n", rep.progress_line(elapsed));
         std::fflush(stdout);
         next_report += 1.0;
@@ -421,7 +429,12 @@ int main(int argc, char** argv) {
     if (!opt.stats_json.empty()) {
       auto j = rs::stats_json(*sw);
       j["elapsed_s"] = elapsed;
-      j["samples"] = samples;
+      auto& js = j["samples"];
+      js = nlohmann::json::array();
+      for (std::size_t i = samples_taken > kSamplesKept ? samples_taken - kSamplesKept : 0; i < samples_taken; ++i) {
+        const Sample& x = samples[i % kSamplesKept];
+        js.push_back({{"t_s", x.t_s}, {"received", x.received}, {"sent", x.sent}});
+      }
       j["config"] = cfg.source;
       std::ofstream out(opt.stats_json);
       out << j.dump(2) << "\n";
