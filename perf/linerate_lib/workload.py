@@ -6,7 +6,18 @@ net_pcap input, eight net_null outputs, eight 8-way groups; or its lossless vari
 perf/route_install reads the frame constants, frame_fields() and config_text() through
 perf/linerate, which re-exports them."""
 
+import importlib.util
+import os
+
 from .common import Failure
+
+# Linux's flow label and UDP source port, from the test oracle's scapy-free wire module (one
+# copy in the tree), loaded by path so its own module names stay out of sys.path.
+_spec = importlib.util.spec_from_file_location(
+    'oracle_wire', os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'oracle', 'wire.py'))
+_wire = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wire)
+linux_flow_label, linux_udp_sport = _wire.linux_flow_label, _wire.linux_udp_sport
 
 # Frame constants (the same frames the bash harness wrote).
 DMAC, SMAC = '02:52:53:00:00:00', '02:00:00:00:aa:01'
@@ -18,22 +29,6 @@ FRAME_LEN = 60       # 58 bytes of RoCEv2 + Ethernet padding, 64 on the wire wit
 
 # --------------------------------------------------------------------------------------
 # frames
-
-
-def linux_flow_label(lqpn, rqpn):
-    """rdma_calc_flow_label() of the Linux kernel."""
-    fl = (lqpn * rqpn) & 0xFFFFFFFFFFFFFFFF
-    fl ^= fl >> 20
-    fl ^= fl >> 40
-    return fl & 0xFFFFF
-
-
-def linux_udp_sport(fl):
-    """rdma_flow_label_to_udp_sport() of the Linux kernel."""
-    fl_low = fl & 0x03FFF
-    fl_high = fl & 0xFC000
-    fl_low ^= fl_high >> 14
-    return fl_low | 0xC000
 
 
 def frame_fields(i):

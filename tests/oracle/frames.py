@@ -15,29 +15,13 @@ from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Packet, Raw
 
 from checks import icrc_own
-from wire import ETH_IPV4, ETH_IPV6, MIN_FRAME, ROCE_PORT, mac_str, parse_frame
+from wire import ETH_IPV4, ETH_IPV6, MIN_FRAME, ROCE_PORT, linux_flow_label, linux_udp_sport, mac_str, parse_frame  # noqa: F401 (gen_valid reads the two here)
 
 
 class RETH(Packet):
     """RDMA extended transport header (IBA 9.3.3): virtual address, R_Key, DMA length."""
     name = 'RETH'
     fields_desc = [XLongField('va', 0), XIntField('rkey', 0), IntField('dmalen', 0)]
-
-
-def linux_flow_label(lqpn, rqpn):
-    """rdma_calc_flow_label() of the Linux kernel."""
-    fl = (lqpn * rqpn) & 0xFFFFFFFFFFFFFFFF
-    fl ^= fl >> 20
-    fl ^= fl >> 40
-    return fl & 0xFFFFF
-
-
-def linux_udp_sport(fl):
-    """rdma_flow_label_to_udp_sport() of the Linux kernel."""
-    fl_low = fl & 0x03FFF
-    fl_high = fl & 0xFC000
-    fl_low ^= fl_high >> 14
-    return fl_low | 0xC000
 
 
 def pad60(fr):

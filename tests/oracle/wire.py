@@ -226,3 +226,21 @@ def parse_frame(data, allow_stacked=False):
     if err is not None:
         f.err, f.detail = err, detail   # a UDP/BTH defect outranks a bad IPv4 checksum, as before
     return f
+
+
+# How Linux (rxe, mlx5) derives a RoCEv2 UDP source port from a QP pair: the ECMP entropy.
+# perf/linerate loads these from here too (one copy).
+def linux_flow_label(lqpn, rqpn):
+    """rdma_calc_flow_label() of the Linux kernel."""
+    fl = (lqpn * rqpn) & 0xFFFFFFFFFFFFFFFF
+    fl ^= fl >> 20
+    fl ^= fl >> 40
+    return fl & 0xFFFFF
+
+
+def linux_udp_sport(fl):
+    """rdma_flow_label_to_udp_sport() of the Linux kernel."""
+    fl_low = fl & 0x03FFF
+    fl_high = fl & 0xFC000
+    fl_low ^= fl_high >> 14
+    return fl_low | 0xC000
