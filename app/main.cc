@@ -18,6 +18,7 @@
 
 #include "control/config/config_loader.h"
 #include "control/runtime/captures.h"
+#include "control/local/local_agent.h"
 #include "control/runtime/control_api.h"
 #include "control/server/control_server.h"
 #include "app/eal_args.h"
@@ -313,6 +314,12 @@ int main(int argc, char** argv) {
     });
     rs::Captures captures(*sw, [&clock] { return clock.now_ns(); });
     api.set_captures(&captures);
+    // The switch as a host on its links (ARP, ND, ICMP, neighbours), when its ports have addresses.
+    std::unique_ptr<rs::LocalAgent> local;
+    if (sw->local()) {
+      local = std::make_unique<rs::LocalAgent>(*sw, state, [] { std::this_thread::yield(); });
+      api.set_local(local.get());
+    }
     std::unique_ptr<rs::ControlServer> server;
     if (opt.control_socket != "none") {
       rs::ServerOptions so;
@@ -385,6 +392,7 @@ int main(int argc, char** argv) {
       else std::this_thread::sleep_for(std::chrono::milliseconds(1));
       if (obs) obs->serve_pending();
       captures.poll();
+      if (local) local->poll(clock.now_ns());
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       sw->poll_links(clock.now_ns());
       sw->reclaim();
@@ -428,6 +436,10 @@ int main(int argc, char** argv) {
     }
     if (!opt.stats_json.empty()) {
       auto j = rs::stats_json(*sw);
+      if (local) {
+        j["neighbours"] = local->neighbours_json();
+        j["local"] = local->counters_json();
+      }
       j["elapsed_s"] = elapsed;
       auto& js = j["samples"];
       js = nlohmann::json::array();

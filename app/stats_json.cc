@@ -136,7 +136,8 @@ nlohmann::json stats_json(const Switch& sw) {
   j["workers"] = workers;
   const SwitchTotals t = sw.totals();
   j["totals"] = {{"received", t.received}, {"sent", t.sent},         {"queued", t.queued},       {"in_flight", t.in_flight},
-                 {"dropped", t.dropped},   {"mirrored", t.mirrored}, {"balanced", t.balanced()}};
+                 {"dropped", t.dropped},   {"mirrored", t.mirrored}, {"originated", t.originated},
+                 {"held", t.held},         {"balanced", t.balanced()}};
   // The switch's packet pool (a soak watches it stay flat), the per-lcore caches counted as free.
   j["mbufs"] = {{"size", sw.pool()->size}, {"in_use", rte_mempool_in_use_count(sw.pool())}};
   return j;

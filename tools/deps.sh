@@ -6,10 +6,11 @@ set -euo pipefail
 # libcivetweb-dev serves /metrics (app/metrics_http.cc); prometheus (the server) and curl scrape
 # it in tests/integration/metrics_test.sh, which starts its own server: the service Debian
 # enables on install is stopped below when this script installed the package. clang and its
-# runtimes build the sanitizer tree with libFuzzer (tests/fuzz).
+# runtimes build the sanitizer tree with libFuzzer (tests/fuzz). arping and traceroute are the
+# hosts' tools in tests/e2e/router_interfaces_test.sh (the switch's ARP and ICMP time exceeded).
 RS_PACKAGES=(dpdk dpdk-dev libdpdk-dev rdma-core libibverbs-dev libfmt-dev nlohmann-json3-dev
   libyaml-cpp-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev meson ninja-build pkg-config g++
-  libpcap-dev tshark python3-scapy python3-yaml python3-matplotlib iproute2 iputils-ping ethtool
+  libpcap-dev tshark python3-scapy python3-yaml python3-matplotlib iproute2 iputils-ping iputils-arping traceroute ethtool
   libcivetweb-dev prometheus curl clang libclang-rt-14-dev)
 
 missing=()

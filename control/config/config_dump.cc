@@ -311,7 +311,10 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
   auto members = [&](const char* key, const std::vector<GroupMemberSpec>& ms, const std::string& f) {
     o.begin_seq(key);
     for (std::size_t k = 0; k < ms.size(); ++k)
-      o.begin_map(nullptr, true).ks("port", port_name(ms[k].port, fmt::format("{}[{}].port", f, k))).kmac("mac", ms[k].mac).kv("weight", ms[k].weight).end_map();
+      if (ms[k].via)  // a next hop by IP: its MAC is found again by ARP / ND
+        o.begin_map(nullptr, true).ks("ip", format_ip(*ms[k].via)).ks("port", port_name(ms[k].port, fmt::format("{}[{}].port", f, k))).kv("weight", ms[k].weight).end_map();
+      else
+        o.begin_map(nullptr, true).ks("port", port_name(ms[k].port, fmt::format("{}[{}].port", f, k))).kmac("mac", ms[k].mac).kv("weight", ms[k].weight).end_map();
     o.end_seq();
   };
   if (!named.empty()) o.begin_seq("nexthop_groups");
@@ -355,6 +358,8 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
     const std::string f = fmt::format("routes[{}]", k);
     o.begin_map(nullptr, true).ks("prefix", text[k]);
     if (!own[k]) o.ks("group", g.name);
+    else if (g.members.size() == 1 && g.members[0].weight == 1 && g.members[0].via)
+      o.ks("via", format_ip(*g.members[0].via));
     else if (g.members.size() == 1 && g.members[0].weight == 1)  // the port form has no weight key
       o.ks("port", port_name(g.members[0].port, f + ".port")).kmac("mac", g.members[0].mac);
     else
@@ -364,9 +369,30 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
   if (!cfg.routes.empty()) o.end_seq();
 }
 
+// The config without what the ports' addresses and the neighbours found make by themselves
+// (GroupOrigin other than Config): the loader makes them again from the addresses.
+SwitchConfig without_derived(const SwitchConfig& in) {
+  SwitchConfig c = in;
+  c.groups.clear();
+  c.routes.clear();
+  std::vector<uint32_t> index(in.groups.size(), UINT32_MAX);
+  for (std::size_t g = 0; g < in.groups.size(); ++g)
+    if (in.groups[g].origin == GroupOrigin::Config) {
+      index[g] = static_cast<uint32_t>(c.groups.size());
+      c.groups.push_back(in.groups[g]);
+    }
+  for (RouteSpec r : in.routes) {
+    if (r.group < index.size() && index[r.group] == UINT32_MAX) continue;
+    if (r.group < index.size()) r.group = index[r.group];
+    c.routes.push_back(r);
+  }
+  return c;
+}
+
 }  // namespace
 
-std::string dump_config(const SwitchConfig& cfg) {
+std::string dump_config(const SwitchConfig& full) {
+  const SwitchConfig cfg = without_derived(full);
   check_port_wide(cfg);
   const PortLosslessConfig l0 = cfg.ports.empty() ? PortLosslessConfig{} : cfg.ports[0].lossless;
   Out o;
@@ -376,6 +402,7 @@ std::string dump_config(const SwitchConfig& cfg) {
   write_ports(o, cfg);
   write_lossless(o, cfg, l0);
   write_mirrors(o, cfg);
+  write_host_settings(o, cfg);
   write_routing(o, cfg);
   o.e << YAML::EndMap;
   if (!o.e.good()) throw std::logic_error("dump_config: " + o.e.GetLastError());

@@ -83,9 +83,29 @@ void write_ports(Out& o, const SwitchConfig& cfg) {
       unrepresentable(pp + ".host.rx_flow_capacity", fmt::format("{}: no key sets it (always {})", h.rx_flow_capacity, kNoHost.rx_flow_capacity));
     if (!ethdev) write_host(o, h, pp + ".host");
     if (p.faults != FaultSpec{}) write_faults(o, p.faults, pp + ".faults");
+    for (const bool v6 : {false, true}) {
+      std::vector<std::string> a;
+      for (auto& x : p.addrs)
+        if (x.addr.v6 == v6) a.push_back(fmt::format("{}/{}", format_ip(x.addr), x.depth));
+      if (!a.empty()) o.list(v6 ? "ipv6" : "ipv4", a, [](const std::string& t) { return t; });
+    }
+    if (p.icmp_unreachable) o.kv("icmp_unreachable", true);
     o.end_map();
   }
   o.end_seq();
+}
+
+void write_host_settings(Out& o, const SwitchConfig& cfg) {
+  o.begin_map("copp", true);
+  for (std::size_t k = 0; k < kCoppClasses; ++k) {
+    const CoppPolicer& pl = cfg.copp.policer[k];
+    o.begin_map(std::string(kCoppClassNames[k]).c_str(), true).kv("pps", pl.pps).kv("burst", pl.burst).end_map();
+  }
+  o.end_map();
+  const NeighbourConfig& n = cfg.neighbours;
+  o.begin_map("neighbours", true).kv("base_reachable_s", real(n.base_reachable_s)).kv("delay_first_probe_s", real(n.delay_first_probe_s));
+  o.kv("retrans_s", real(n.retrans_s)).kv("ucast_probes", n.ucast_probes).kv("mcast_probes", n.mcast_probes);
+  o.kv("hold_packets", n.hold_packets).kv("gc_stale_s", real(n.gc_stale_s)).kv("max_entries", n.max_entries).end_map();
 }
 
 }  // namespace rs::dump

@@ -16,6 +16,7 @@
 #include "control/config/config_reader.h"
 #include "control/config/lossless_config.h"
 #include "control/config/fault_config.h"
+#include "control/config/interface_config.h"
 #include "control/config/mirror_config.h"
 #include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
@@ -130,7 +131,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   // An empty file or a lone scalar: the message needs a place to name, as every other one has.
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (switch, ports, routes, ...)");
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
-                     "load_view", "link_events", "limits", "mirror_sessions"});
+                     "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -163,7 +164,8 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   for (std::size_t i = 0; i < ports.size(); ++i) {
     const auto p = ports[i];
     const std::string pp = fmt::format("ports[{}]", i);
-    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m", "admin", "faults"});
+    rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m", "admin", "faults",
+                   "ipv4", "ipv6", "icmp_unreachable"});
     PortSpec ps;
     if (!p["name"]) rd.fail(p, pp + ".name", "missing");
     ps.name = rd.str(p["name"], pp + ".name");
@@ -193,8 +195,12 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
       ps.admin_up = a == "up";
     }
     if (auto x = p["faults"]) ps.faults = read_faults(rd, x, pp + ".faults");
+    read_port_addresses(rd, p, pp, ps);
     cfg.ports.push_back(std::move(ps));
   }
+  check_interface_overlap(rd, ports, cfg);
+  if (auto x = root["copp"]) read_copp(rd, x, cfg.copp);
+  if (auto x = root["neighbours"]) read_neighbours(rd, x, cfg.neighbours);
   if (ethdevs > RTE_MAX_ETHPORTS) rd.fail(ports, "ports", fmt::format("{} ethdev ports; this DPDK allows {}", ethdevs, RTE_MAX_ETHPORTS));
   if (const int i = port_on_missing_worker(cfg); i >= 0)
     rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));
@@ -258,7 +264,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
     for (std::size_t i = 0; i < rs_.size(); ++i) {
       const auto r = rs_[i];
       const std::string rp = fmt::format("routes[{}]", i);
-      rd.keys(r, rp, {"prefix", "group", "port", "mac", "nexthops"});
+      rd.keys(r, rp, {"prefix", "group", "port", "mac", "nexthops", "via"});
       if (!r["prefix"]) rd.fail(r, rp + ".prefix", "missing");
       RouteSpec spec = rd.route_prefix(r["prefix"], rp + ".prefix");
       const std::string key = r["prefix"].as<std::string>();
@@ -267,8 +273,9 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
       if (auto [it, fresh] = seen.emplace(std::tuple{spec.ipv6, addr, spec.depth}, i); !fresh)
         rd.fail(r["prefix"], rp + ".prefix",
                 fmt::format("duplicate route {}: the prefix of routes[{}] ({})", key, it->second, rs_[it->second]["prefix"].as<std::string>()));
-      const int forms = (r["group"] ? 1 : 0) + (r["port"] ? 1 : 0) + (r["nexthops"] ? 1 : 0);
-      if (forms != 1) rd.fail(r, rp, "give exactly one of: group, port (+ mac), nexthops");
+      const int forms = (r["group"] ? 1 : 0) + (r["port"] && !r["via"] ? 1 : 0) + (r["nexthops"] ? 1 : 0) + (r["via"] ? 1 : 0);
+      if (forms != 1) rd.fail(r, rp, "give exactly one of: group, port (+ mac), nexthops, via");
+      if (r["via"] && r["mac"]) rd.fail(r["mac"], rp + ".mac", "a next hop by IP has its MAC found by ARP / neighbour discovery");
       if (r["group"]) {
         const std::string g = rd.str(r["group"], rp + ".group");
         auto it = group_index.find(g);
@@ -278,7 +285,9 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
         // The route's own group, named after its prefix (no named group may take such a name).
         GroupSpec g;
         g.name = kRouteGroupPrefix + key;
-        if (r["port"]) {
+        if (r["via"]) {
+          g.members.push_back(read_via_member(rd, r["via"], r["port"], rp + ".via", rp + ".port", port_index, cfg));
+        } else if (r["port"]) {
           g.members.push_back(member(r, rp, true));
         } else {
           const YAML::Node nh = r["nexthops"];
@@ -286,7 +295,17 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
           if (nh.size() == 0) rd.fail(nh, rp + ".nexthops", "empty");
           if (nh.size() > kMaxGroupMembers)
             rd.fail(nh, rp + ".nexthops", fmt::format("{} next hops; a route has at most {}, as a group has members", nh.size(), kMaxGroupMembers));
-          for (std::size_t k = 0; k < nh.size(); ++k) g.members.push_back(member(nh[k], fmt::format("{}.nexthops[{}]", rp, k)));
+          for (std::size_t k = 0; k < nh.size(); ++k) {
+            const std::string np = fmt::format("{}.nexthops[{}]", rp, k);
+            if (nh[k].IsMap() && nh[k]["ip"]) {
+              rd.keys(nh[k], np, {"ip", "port", "weight"});
+              GroupMemberSpec m = read_via_member(rd, nh[k]["ip"], nh[k]["port"], np + ".ip", np + ".port", port_index, cfg);
+              if (auto w = nh[k]["weight"]) m.weight = static_cast<uint32_t>(rd.integer(w, np + ".weight", 1, 64));
+              g.members.push_back(m);
+            } else {
+              g.members.push_back(member(nh[k], np));
+            }
+          }
         }
         uint32_t w = 0;
         for (auto& m : g.members) w += m.weight;
@@ -297,6 +316,12 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
       if (r["mac"] && !r["port"]) rd.fail(r["mac"], rp + ".mac", "mac goes with port");
       cfg.routes.push_back(spec);
     }
+  }
+  // The ports' addresses make their own routes (the switch's host routes, connected subnets).
+  try {
+    add_interface_routes(cfg);
+  } catch (const std::runtime_error& e) {
+    rd.fail(rs_ ? rs_ : ports, "routes", e.what());
   }
   // The routes must fit the tables they start in (limits: given, or the defaults).
   if (auto p = check_limits(cfg.route_limits, route_table_needs(cfg.routes))) {

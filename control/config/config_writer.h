@@ -97,5 +97,7 @@ inline std::string seconds(uint64_t ns, const std::string& field) { return time_
 
 // Sections written by config_dump_ports.cc.
 void write_ports(Out& o, const SwitchConfig& cfg);
+// copp and neighbours: the switch as a host on its links (config_dump_ports.cc).
+void write_host_settings(Out& o, const SwitchConfig& cfg);
 
 }  // namespace rs::dump

@@ -1,5 +1,7 @@
 #include "control/runtime/control_api.h"
 
+#include "control/local/local_agent.h"
+
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
@@ -63,6 +65,7 @@ constexpr Op kOps[] = {
     {"group.list", false, "[name]: groups with their policy, members and route count"},
     {"port.list", false, "ports with admin and link state"},
     {"mirror.list", false, "mirror sessions, with the copies made and lost"},
+    {"neighbour.list", false, "the neighbour table (ARP / ND): port, ip, mac, state (incomplete, reachable, stale, delay, probe, failed), held packets"},
     {"counters", false, "[object]: every counter, or one port or group by name"},
     {"config.dump", false, "the running state as a YAML configuration the switch accepts at start-up"},
     {"state.hash", false, "a hash of the running state (of config.dump)"},
@@ -293,6 +296,7 @@ json ControlApi::read(const std::string& op, const json& args) {
   }
   if (op == "state.hash") return json{{"hash", fmt::format("{:016x}", state_hash())}};
   if (op == "buffer.get") return json{{"yaml", buffer_get(state_)}};
+  if (op == "neighbour.list") return local_ ? local_->neighbours_json() : json::array();
   if (op.starts_with("capture.")) {
     if (!captures_) throw OpError{"", "this switch does not capture"};
     if (op == "capture.list") return captures_->list();

@@ -29,6 +29,8 @@ class ControlApi {
 
   // Captures (`capture.*`), served when the program gives them (null: none).
   void set_captures(class Captures* c) { captures_ = c; }
+  // The neighbour table (`neighbour.list`), when the switch has addresses (null: none).
+  void set_local(class LocalAgent* a) { local_ = a; }
 
   nlohmann::json handle(const nlohmann::json& request);
   // One request line in, one response line out (no newline); never throws: invalid JSON gets
@@ -49,6 +51,7 @@ class ControlApi {
   Bmv2Cli p4_;                        // its handles live as long as the switch
   std::vector<std::string> output_;   // what the BMv2 commands of a request printed
   class Captures* captures_ = nullptr;
+  class LocalAgent* local_ = nullptr;
 };
 
 }  // namespace rs

@@ -136,11 +136,27 @@ void RunningState::route_add_own(std::size_t op, const RouteSpec& r, std::vector
   route_add(op, r, own_name(k), true);
 }
 
+void RunningState::refuse_derived(const std::string& field, uint32_t group) const {
+  if (internal_ || group >= groups_.size() || !groups_[group]) return;
+  switch (groups_[group]->origin) {
+    case GroupOrigin::Config:
+      return;
+    case GroupOrigin::Local:
+      throw OpError{field, "the switch's own addresses (ports[].ipv4 / ipv6) route there: change the port's address"};
+    case GroupOrigin::Connected:
+      throw OpError{field, fmt::format("'{}' is a port's connected subnet: change the port's address", groups_[group]->name)};
+    case GroupOrigin::Neighbour:
+      throw OpError{field, fmt::format("'{}' is a neighbour the switch resolved: it follows ARP / neighbour discovery", groups_[group]->name)};
+  }
+}
+
 void RunningState::route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace) {
   require_txn();
   const auto gid = group_id(group);
   if (!gid) throw OpError{"group", fmt::format("no group '{}'", group)};
+  refuse_derived("group", *gid);
   const RouteKey k = route_key(r);
+  if (auto at = routes_.find(k); at != routes_.end()) refuse_derived("prefix", at->second);
   if (group.starts_with(kRouteGroupPrefix) && group != own_name(k))
     throw OpError{"group", fmt::format("'{}' is a route's own group; name a group of nexthop_groups, or give port + mac or nexthops", group)};
   auto it = routes_.find(k);
@@ -180,6 +196,7 @@ void RunningState::route_del(std::size_t op, const RouteSpec& r) {
   const RouteKey k = route_key(r);
   auto it = routes_.find(k);
   if (it == routes_.end()) throw OpError{"prefix", fmt::format("no route {}", format_prefix(k))};
+  refuse_derived("prefix", it->second);
   const uint32_t before = it->second;
   routes_.erase(it);
   --refs_[before];
@@ -236,6 +253,8 @@ void RunningState::group_set(std::size_t op, GroupSpec g) {
   require_txn();
   const auto id = group_id(g.name);
   if (!id) throw OpError{"name", fmt::format("no group '{}'", g.name)};
+  refuse_derived("name", *id);
+  g.origin = groups_[*id]->origin;
   check_policies(g);
   mark_group(*id);
   // A member that stays (same port and MAC) keeps its next-hop id, and so its counters.
@@ -264,6 +283,7 @@ void RunningState::group_del(std::size_t op, const std::string& name) {
   require_txn();
   const auto id = group_id(name);
   if (!id) throw OpError{"name", fmt::format("no group '{}'", name)};
+  refuse_derived("name", *id);
   if (refs_[*id]) throw OpError{"name", fmt::format("group '{}' is used by {} route(s)", name, refs_[*id])};
   mark_group(*id);
   for (uint32_t n : nh_of_[*id]) free_nh_.push_back(n);

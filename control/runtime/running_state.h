@@ -89,6 +89,16 @@ class RunningState {
   // at commit (Switch::reconfigure_ports), hitlessly.
   void settings_set(std::size_t op, SwitchConfig next);
 
+  // What the switch's control plane changes by itself (control/local): a resolved neighbour's
+  // host route (its own group "neighbour:IP", origin Neighbour), and the members that name a
+  // next hop by IP, resolved with its MAC or unresolved again (nullopt). These groups and the
+  // ports' own routes (origins Local and Connected) are refused to the operations above.
+  void neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_t port, const rte_ether_addr& mac);
+  void neighbour_route_del(std::size_t op, const IpAddr& ip);
+  void via_resolve(std::size_t op, const IpAddr& ip, uint16_t port, std::optional<rte_ether_addr> mac);
+  // The next hops by IP that members name: address and port.
+  std::vector<std::pair<IpAddr, uint16_t>> via_next_hops() const;
+
   // Reads.
   const std::map<RouteKey, uint32_t>& routes() const { return routes_; }
   std::size_t routes_v4() const { return count_[0]; }
@@ -110,6 +120,9 @@ class RunningState {
   uint32_t alloc_nexthop();
   void drop_own_group(std::size_t op, uint32_t gid, const RouteKey& k);
   void mark_group(uint32_t id);
+  // The operations above refuse what the switch made by itself, unless it is the switch asking.
+  void refuse_derived(const std::string& field, uint32_t group) const;
+  bool internal_ = false;
 
   Switch& sw_;
   ControlLimits limits_;

@@ -1,5 +1,7 @@
 // Every drop has one named reason, declared once here; stats, traces and the invariant
-// "received = sent + queued + dropped" all read this table.
+// "received = sent + queued + dropped" all read this table. A frame the switch itself was the
+// destination of (an ARP request it answered, a ping, a PAUSE frame) ends here too, under the
+// reason that says so (local_delivered, mac_control_consumed).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -38,7 +40,15 @@ namespace rs {
   X(PfcWatchdog, "pfc_watchdog")                                             \
   X(HandoffFull, "handoff_ring_full")                                        \
   X(TxFull, "tx_full")                                                       \
-  X(Shutdown, "shutdown_flush")
+  X(Shutdown, "shutdown_flush")                                             \
+  X(LocalDelivered, "local_delivered")                                       \
+  X(PuntPoliced, "punt_policed")                                             \
+  X(PuntQueueFull, "punt_queue_full")                                        \
+  X(MalformedArp, "malformed_arp")                                           \
+  X(MalformedNd, "malformed_nd")                                             \
+  X(NeighborHoldFull, "neighbor_hold_full")                                  \
+  X(NeighborFailed, "neighbor_failed")                                       \
+  X(LocalTxFull, "local_tx_full")
 
 enum class DropReason : uint8_t {
 #define RS_X(id, name) id,

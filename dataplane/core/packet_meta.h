@@ -22,7 +22,23 @@ inline constexpr uint8_t kPgCharged = 1u << 4;
 // A mirror session's copy (ports/port_mirror.h): lossy whatever its class, charged to no PG,
 // never mirrored again.
 inline constexpr uint8_t kMirrorCopy = 1u << 5;
+// Made or sent by the switch's control plane (an ARP reply, an ICMP error, a packet held while
+// its next hop was resolved): lossy whatever its class and charged to no PG, as a CPU port's
+// traffic is.
+inline constexpr uint8_t kLocalOrigin = 1u << 6;
+// What an egress queue charges to no ingress PG.
+inline constexpr uint8_t kNoPg = kMirrorCopy | kLocalOrigin;
 }  // namespace meta_flag
+
+// Why a packet leaves the pipeline for the control plane (the `local` edges to the punt stage).
+enum class PuntReason : uint8_t {
+  None = 0,
+  Arp,         // an ARP frame
+  Local,       // to one of the switch's addresses (ping, neighbour discovery)
+  Glean,       // its next hop's MAC is not known yet
+  TtlExpired,  // TTL / hop limit ran out: ICMP time exceeded
+  NoRoute,     // no route, on a port that answers with ICMP destination unreachable
+};
 
 struct PacketMeta {
   // Written by the pipeline for every packet it receives (Pipeline::run); the first stage
@@ -45,6 +61,7 @@ struct PacketMeta {
   uint8_t ip_proto;
   uint8_t bth_opcode;
   DropReason drop_reason;
+  PuntReason punt;  // set by the stage that takes a `local` edge
   uint32_t dest_qp;
   uint32_t psn;
 };

@@ -17,6 +17,7 @@
 namespace rs {
 
 struct QosMaps;
+struct CoppConfig;
 
 // Edges every stage may use without declaring them.
 inline constexpr uint8_t kNextDrop = 0xFF;      // meta.drop_reason says why
@@ -28,6 +29,7 @@ inline constexpr uint8_t kNextMixed = 0xFD;
 // Start-up parameters a stage may read when it is built (never touched per packet).
 struct StageEnv {
   const QosMaps* qos = nullptr;
+  const CoppConfig* copp = nullptr;  // the punt stage's policers (null: the defaults)
   uint32_t hash_seed = 0;
 };
 

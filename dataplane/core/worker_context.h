@@ -50,6 +50,12 @@ struct WorkerContext {
   CaptureTap* tap = nullptr;                    // port captures (ports/capture_tap.h); null: none
   PortMirror* mirror = nullptr;                 // mirror sessions (ports/port_mirror.h); null: none
   rte_ring* const* outbox = nullptr;            // per destination worker: the handoff rings
+  // The control plane's packets (the punt stage): the ring to it, null when the switch has no
+  // addresses of its own (the `arp` and `local` edges are then not taken: their packets drop as
+  // they did before, non_ip, ttl_expired, no_route); the ports whose no-route packets it answers
+  // with ICMP destination unreachable, one bit a port.
+  rte_ring* punt = nullptr;
+  uint64_t unreachable_ports = 0;
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {

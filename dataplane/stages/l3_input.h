@@ -1,7 +1,9 @@
 // l3_input: the parse step (P4 parser) and the classify step (dscp_to_tc, pcp_to_tc,
 // tc_to_queue) in one pass, as VPP's ip4-input does its checks where it reads the header.
-// Edges: ipv4 and ipv6 to the route stages, mac_control for PAUSE/PFC frames; malformed and
-// non-IP frames are dropped with their reason.
+// Edges: ipv4 and ipv6 to the route stages, mac_control for PAUSE/PFC frames, arp for ARP
+// frames when the switch has addresses of its own (the punt stage takes them to the control
+// plane; without addresses they are non-IP drops); malformed and non-IP frames are dropped with
+// their reason.
 #pragma once
 #include "dataplane/core/step_stage.h"
 #include "dataplane/stages/classify.h"
@@ -16,8 +18,8 @@ template <unsigned kForm>
 class L3InputT final : public StepStage<L3InputT<kForm>> {
  public:
   static constexpr std::string_view kName = kForm ? "l3_input" : "l3_input_general";
-  enum Next : uint8_t { Ipv4, Ipv6, MacControl };
-  static constexpr std::array<std::string_view, 3> kNext = {"ipv4", "ipv6", "mac_control"};
+  enum Next : uint8_t { Ipv4, Ipv6, MacControl, Arp };
+  static constexpr std::array<std::string_view, 4> kNext = {"ipv4", "ipv6", "mac_control", "arp"};
   static constexpr uint8_t kChainEdge = Ipv4;
   enum Ctr : uint8_t { CIpv4, CIpv6, Vlan, Udp, Roce, Cnp, ByDscp, ByPcp, CnpToQueue };
   static constexpr std::array<std::string_view, 9> kCounters = {"ipv4", "ipv6",    "vlan",   "udp",         "roce",
@@ -50,6 +52,10 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
       }
     } else {
       e = r == parse::Parsed::MacControl ? uint8_t{MacControl} : kNextDrop;
+      if (r == parse::Parsed::Arp && ctx.punt) {
+        pm.punt = PuntReason::Arp;
+        e = Arp;
+      }
       ++t.not_ipv4;
     }
     if constexpr (kTrace) trace(pm, e, ctx);

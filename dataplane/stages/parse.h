@@ -128,7 +128,7 @@ inline constexpr unsigned kGeneral = 0;
 inline constexpr unsigned kCommonShapeFirst = 1;
 
 // What parse_frame() found, for l3_input's edges.
-enum class Parsed : uint8_t { Ipv4, Ipv6, MacControl, Drop };
+enum class Parsed : uint8_t { Ipv4, Ipv6, MacControl, Arp, Drop };
 
 // The stage's tallies, kept in registers over a burst.
 // What the common shape is goes uncounted: it is what the burst's packets were, less those the
@@ -192,7 +192,7 @@ static_assert(static_cast<uint8_t>(DropReason::None) == 0);
   const uint64_t qp = roce ? load_be32(bth + 4) & 0xFFFFFF : 0;
   const uint32_t psn = roce ? load_be32(bth + 8) & 0xFFFFFF : 0;
   // out_port none, l3 and l4 offsets, group 0 | flow hash, nexthop 0 | l3, flags, pcp 0, dscp,
-  // ecn, tc 0, queue 0, ip_proto | opcode, no drop, dest_qp | psn.
+  // ecn, tc 0, queue 0, ip_proto | opcode, no drop, no punt, dest_qp | psn.
   const uint64_t w0 = uint64_t{kInvalidPort} | uint64_t{kL3} << 16 | uint64_t{kL4} << 32;
   const uint64_t w1 = h;
   const uint64_t w2 = uint64_t{static_cast<uint8_t>(L3Type::Ipv4)} | flags << 8 | uint64_t{static_cast<uint8_t>(tos >> 2)} << 24 |
@@ -300,6 +300,11 @@ template <unsigned F>
     // MAC control (PAUSE/PFC): link-local, never routed.
     if (m->pkt_len < off + 2) return drop(pm, DropReason::MalformedMacControl);
     return Parsed::MacControl;
+  } else if (type == RTE_ETHER_TYPE_ARP) {
+    // For the control plane when the switch has addresses (l3_input's `local` edge), else a
+    // non-IP drop; the ARP itself is checked there.
+    pm.drop_reason = DropReason::NonIp;
+    return Parsed::Arp;
   } else {
     return drop(pm, DropReason::NonIp);
   }

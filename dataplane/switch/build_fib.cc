@@ -65,8 +65,20 @@ std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std
       const uint32_t nh = s.nexthop.at(i);
       if (nh >= num_nexthops) throw std::runtime_error(fmt::format("group '{}': bad next hop {}", g.name, nh));
       out->nexthops[nh] = {g.members[i].port, g.members[i].mac};
+      // Next hops still being resolved carry nothing until they are (as an ASIC's group holds
+      // only resolved neighbours); the control plane republishes the group when they are.
+      if (!g.members[i].resolved) continue;
       ng.members.push_back(nh);
       for (uint32_t k = 0; k < g.members[i].weight; ++k) weighted.push_back(nh);
+    }
+    if (g.origin == GroupOrigin::Local || g.origin == GroupOrigin::Connected || (ng.members.empty() && !g.members.empty())) {
+      // The control plane's: the switch's addresses, a subnet's hosts, or no next hop resolved.
+      ng.punt = g.origin == GroupOrigin::Local ? PuntReason::Local : PuntReason::Glean;
+      ng.members.clear();
+      ng.choices.clear();
+      ng.choice_of_tc = {};
+      out->groups.push_back(std::move(ng));
+      continue;
     }
     // SwitchConfig is also built without the YAML loader: check what build_table divides by.
     if (weighted.empty()) throw std::runtime_error(fmt::format("group '{}': no member with a weight above 0", g.name));

@@ -131,8 +131,10 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
                     return n;
                   }(), cfg.workers, cfg.seed, nullptr, {}), cfg.routes);
 
+    if (cfg.has_addresses()) local_ = std::make_unique<LocalPath>(cfg.workers, port_owner_, static_cast<uint16_t>(ports_.size()), pool_);
     StageEnv env;
     env.qos = &cfg_.qos;
+    env.copp = &cfg_.copp;
     env.hash_seed = cfg.seed;
     for (uint16_t w = 0; w < cfg.workers; ++w) {
       auto wk = std::make_unique<Worker>(w, spec, env, cfg.seed);
@@ -151,6 +153,12 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       wk->ctx.port_mac = port_macs_.load()->mac.data();
       wk->ctx.port_owner = port_owner_;
       wk->ctx.num_ports = static_cast<uint16_t>(ports_.size());
+      if (local_) {
+        wk->ctx.punt = local_->punt_ring(w);
+        wk->inject = local_->inject_ring(w);
+        for (std::size_t i = 0; i < cfg.ports.size(); ++i)
+          if (cfg.ports[i].icmp_unreachable) wk->ctx.unreachable_ports |= uint64_t{1} << i;
+      }
       workers_.push_back(std::move(wk));
     }
     for (std::size_t i = 0; i < ports_.size(); ++i) {
@@ -172,6 +180,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     // Undo in reverse so a bad config never leaves ports probed or memory held.
     for (auto* r : rings_) rte_ring_free(r);
     workers_.clear();
+    local_.reset();
     egress_.clear();
     ports_.clear();
     sb_.reset();
@@ -196,6 +205,7 @@ Switch::~Switch() {
     for (auto& e : egress_) e->flush(workers_[0]->ctx, DropReason::Shutdown);
   }
   workers_.clear();
+  local_.reset();
   egress_.clear();
   ports_.clear();
   fib_.clear();
@@ -207,9 +217,12 @@ Switch::~Switch() {
 }
 
 void Switch::shutdown(uint64_t now_ns) {
+  if (local_) local_->flush_punted();  // never answered: the control thread has stopped too
   for (auto& w : workers_) {
     w->ctx.now_ns = now_ns;
-    for (rte_ring* r : w->inbox) {
+    std::vector<rte_ring*> rings = w->inbox;
+    if (w->inject) rings.push_back(w->inject);
+    for (rte_ring* r : rings) {
       void* m;
       while (rte_ring_sc_dequeue(r, &m) == 0) {
         auto* mb = static_cast<rte_mbuf*>(m);
@@ -267,7 +280,7 @@ uint64_t Switch::tx_bytes(std::size_t p) const { RS_SUM(port_tx_bytes, p); }
 #undef RS_SUM
 
 uint64_t Switch::drops(std::size_t p, DropReason r) const {
-  uint64_t s = 0;
+  uint64_t s = local_ ? local_->drops(p, r) : 0;
   for (auto& w : workers_) s += w->counters.port_drops[p][static_cast<std::size_t>(r)].get();
   return s;
 }
@@ -399,6 +412,11 @@ SwitchTotals Switch::totals() const {
   }
   for (auto* r : rings_) t.in_flight += rte_ring_count(r);
   t.mirrored = mirror_->copies();
+  if (local_) {
+    t.in_flight += local_->in_flight();
+    t.originated = local_->originated();
+    t.held = local_->held_now();
+  }
   return t;
 }
 

@@ -12,6 +12,7 @@
 #include "dataplane/core/rcu_snapshot.h"
 #include "dataplane/stages/classify.h"
 #include "dataplane/switch/fib_writer.h"
+#include "dataplane/switch/local_path.h"
 #include "dataplane/switch/switch_config.h"
 #include "dataplane/switch/worker.h"
 #include "dataplane/ports/capture_tap.h"
@@ -31,7 +32,9 @@ struct SwitchTotals {
   uint64_t in_flight = 0;  // in worker-to-worker rings now
   uint64_t dropped = 0;    // every drop counter summed
   uint64_t mirrored = 0;   // mirror copies made: packets the switch created
-  bool balanced() const { return received + mirrored == sent + queued + in_flight + dropped; }
+  uint64_t originated = 0; // frames the control plane made (ARP, ND, ICMP)
+  uint64_t held = 0;       // packets the control plane holds while their next hop is resolved
+  bool balanced() const { return received + mirrored + originated == sent + queued + in_flight + dropped + held; }
 };
 
 class Switch {
@@ -89,6 +92,9 @@ class Switch {
     sb_->reclaim();
     writer_->catch_up();
   }
+  // The control plane's packets (switch/local_path.h): null when no port has an address.
+  LocalPath* local() { return local_.get(); }
+  const LocalPath* local() const { return local_.get(); }
   // Administrative link state (the control plane's `port down`); the link monitor applies it on
   // its next poll, as it applies a scheduled link event.
   void set_admin(std::size_t port, bool up) { admin_up_[port] = up; }
@@ -159,6 +165,7 @@ class Switch {
   RcuSnapshot<TcQueueMap> classify_;
   std::unique_ptr<CaptureTap> tap_;
   std::unique_ptr<PortMirror> mirror_;
+  std::unique_ptr<LocalPath> local_;
   QosMaps qos_;  // what classify_ was compiled from
 };
 

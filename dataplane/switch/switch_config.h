@@ -11,16 +11,26 @@
 #include <vector>
 
 #include "dataplane/emu/emulated_host.h"
+#include "dataplane/proto/ip_addr.h"
 #include "dataplane/ports/fault_port.h"
 #include "dataplane/tm/buffer/mmu_config.h"
 #include "dataplane/tm/queue/load_view.h"
 #include "dataplane/tm/queue/queue_config.h"
 #include "dataplane/tables/fib.h"
+#include "dataplane/tables/copp.h"
 #include "dataplane/tables/qos_maps.h"
 
 namespace rs {
 
 enum class PortKind : uint8_t { Ethdev, EmulatedHost };
+
+// A router interface's address (`ports[].ipv4: 10.0.1.1/24`): the switch answers ARP/ND and
+// ping for `addr`, and the prefix it is in is a connected route out of the port.
+struct InterfaceAddress {
+  IpAddr addr;
+  uint8_t depth = 0;
+  bool operator==(const InterfaceAddress&) const = default;
+};
 
 struct PortSpec {
   std::string name;
@@ -33,12 +43,32 @@ struct PortSpec {
   int worker = -1;      // -1: spread round robin
   bool admin_up = true; // `admin: down` keeps the link down from the start
   FaultSpec faults;     // none by default (fault_port.h)
+  std::vector<InterfaceAddress> addrs;  // router interface addresses, IPv4 and IPv6
+  bool icmp_unreachable = false;        // answer a miss from this port with ICMP unreachable
 };
 
+// How the control plane keeps its neighbours (ARP / ND cache), Linux's NUD settings by name.
+struct NeighbourConfig {
+  double base_reachable_s = 30;
+  double delay_first_probe_s = 5;
+  double retrans_s = 1;
+  uint32_t ucast_probes = 3;
+  uint32_t mcast_probes = 3;
+  uint32_t hold_packets = 3;  // per neighbour while it is resolved (Linux's unres_qlen)
+  double gc_stale_s = 60;
+  uint32_t max_entries = 1024;
+  bool operator==(const NeighbourConfig&) const = default;
+};
+
+// A member is a port and the next hop's MAC: given (static), or found by ARP / neighbour
+// discovery for the next hop's address `via` (resolved once the control plane knows the MAC;
+// until then it takes no traffic, and a group with no resolved member punts its packets).
 struct GroupMemberSpec {
   uint16_t port = 0;
   rte_ether_addr mac{};
   uint32_t weight = 1;
+  std::optional<IpAddr> via;
+  bool resolved = true;
 };
 
 // A routing policy by name, with the parameters given (the rest take the policy's defaults).
@@ -47,8 +77,15 @@ struct PolicySpec {
   std::vector<std::pair<std::string, double>> params;
 };
 
+// Who made a group: the config or the control plane (a route's own group counts as the
+// config's); the others follow from the ports' addresses and the neighbours found, and are not
+// written by `config dump`: Local takes packets for the switch's own addresses, Connected those
+// for a port's subnet (resolved host by host), Neighbour is a resolved host's route.
+enum class GroupOrigin : uint8_t { Config, Local, Connected, Neighbour };
+
 struct GroupSpec {
   std::string name;
+  GroupOrigin origin = GroupOrigin::Config;
   PolicySpec policy;
   std::array<std::optional<PolicySpec>, 8> policy_by_tc;  // a class's own policy, if any
   uint32_t table_size = 64;
@@ -89,6 +126,15 @@ struct SwitchConfig {
   std::vector<MirrorSessionSpec> mirror_sessions;
   LoadViewConfig load_view;
   RouteLimits route_limits;       // what each route table holds at most (run-time changes too)
+  CoppConfig copp;                // what each port may punt to the control plane
+  NeighbourConfig neighbours;
+  // Whether some port has an address: then the switch runs its control plane's packet path
+  // (ARP, ND, ICMP, neighbours).
+  bool has_addresses() const {
+    for (auto& p : ports)
+      if (!p.addrs.empty()) return true;
+    return false;
+  }
   double duration_s = 0;          // demo runs set one; 0 = until signalled
 };
 
@@ -99,6 +145,16 @@ inline int port_on_missing_worker(const SwitchConfig& cfg) {
     if (cfg.ports[i].worker >= cfg.workers) return static_cast<int>(i);
   return -1;
 }
+
+// The routes the ports' addresses make (appended to cfg.groups and cfg.routes; the loader calls
+// it once the ports and routes are read): each address as a /32 or /128 to the `local` group,
+// the subnet it is in to a Connected group of its port, and ff02::/16 (neighbour discovery's
+// multicast) to `local` when some port has an IPv6 address. Throws when a route of the config
+// has the same prefix. The group names start with these (reserved, as kRouteGroupPrefix is).
+inline constexpr const char* kLocalGroup = "local";
+inline constexpr const char* kConnectedGroupPrefix = "connected:";
+inline constexpr const char* kNeighbourGroupPrefix = "neighbour:";
+void add_interface_routes(SwitchConfig& cfg);
 
 // Builds the FIB (next hops, groups with their redirection tables, routes). Throws on error.
 std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg);

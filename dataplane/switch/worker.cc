@@ -100,6 +100,11 @@ void Worker::poll(uint64_t now_ns) {
     const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
     for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
   }
+  if (inject) {
+    rte_mbuf* pkts[kBurst];
+    const unsigned n = rte_ring_sc_dequeue_burst(inject, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+    for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
+  }
   // A port sends a burst per call; one that sent a whole burst may have more that its link
   // allows. It gets as many bursts as could have come in this loop, so that a port fed by
   // several rx bursts (say one input and one output port) keeps up instead of tail-dropping

@@ -35,6 +35,7 @@ class Worker {
   std::vector<EgressPort*> tx_ports;
   std::vector<rte_ring*> inbox;               // rings from every other worker
   rte_ring* outbox[kMaxWorkers] = {};         // rings to every other worker
+  rte_ring* inject = nullptr;                 // the control plane's packets for ports owned here
   EgressPort* egress_by_port[kMaxPorts] = {};
   const RcuSnapshot<Fib>* fib = nullptr;
   const RcuSnapshot<TcQueueMap>* classify = nullptr;

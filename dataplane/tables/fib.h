@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/core/packet_meta.h"
 #include "dataplane/routing/policy_params.h"
 #include "dataplane/tables/route_bank.h"
 
@@ -49,6 +50,10 @@ struct NextHopGroup {
   // while its port is up; other packets go to the nexthop_select stage, which calls the
   // policy. Set by Fib::add_group.
   bool inline_member = false;
+  // A group of the control plane's (Local: the switch's own addresses; Glean: a connected
+  // subnet, or next hops none of which is resolved yet): no members and no policy, its packets
+  // take the route stages' `local` edge.
+  PuntReason punt = PuntReason::None;
   uint32_t mask = 0;               // table.size() - 1; the table size is a power of two
   std::vector<uint32_t> members;   // next-hop indices
   std::vector<uint32_t> table;     // redirection table: hash slot -> next-hop index

@@ -76,6 +76,11 @@ def show_mirrors(r, a):
             m['truncate'] or 'whole', m['queue'], m['copies'], m['lost']] for m in r])
 
 
+def show_neighbours(r, a):
+    table(['port', 'ip', 'mac', 'state', 'held'],
+          [[n['port'], n['ip'], n['mac'] or '-', n['state'] + (' (static)' if n.get('static') else ''), n['held']] for n in r])
+
+
 def port_sums(p):
     """The figures the summary and watch show, from one port of the stats JSON (app/stats_json.cc)."""
     pfc, queues = p.get('pfc', {}), p.get('queues', [])

@@ -61,7 +61,7 @@ DropReason EgressPort::enqueue_full(rte_mbuf* m, int q, WorkerContext& ctx) {
   const uint32_t cells = sb_->charge(len);
   const uint16_t in = pm.in_port;
   const uint8_t pg = sb_->pg_of(pm);
-  const bool copy = pm.flags & meta_flag::kMirrorCopy;  // a mirror copy is charged to no PG
+  const bool copy = pm.flags & meta_flag::kNoPg;  // a mirror copy or the control plane's packet: charged to no PG
   const bool lossless = !copy && (sb_->lossless_pgs(in) & (1u << pg));
   const bool precharged = pm.flags & meta_flag::kPgCharged;
   DropReason r = DropReason::None;
@@ -165,7 +165,7 @@ void EgressPort::publish_load() {
 void EgressPort::release_pgs(rte_mbuf* const* pkts, uint16_t n) {
   for (uint16_t i = 0; i < n; ++i) {
     const PacketMeta& pm = meta(pkts[i]);
-    if (pm.flags & meta_flag::kMirrorCopy) continue;
+    if (pm.flags & meta_flag::kNoPg) continue;
     use_->pg[pm.in_port][sb_->pg_of(pm)].sub(sb_->charge(pkts[i]->pkt_len));
   }
 }

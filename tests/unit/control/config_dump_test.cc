@@ -44,6 +44,9 @@ void equal_flow(const HostFlowSpec& a, const HostFlowSpec& b, const std::string&
 
 void equal_port(const PortSpec& a, const PortSpec& b, const std::string& at) {
   RS_FIELD(name); RS_FIELD(kind); RS_FIELD(devargs); RS_MAC(mac); RS_FIELD(worker); RS_FIELD(admin_up);
+  RS_FIELD(addrs.size()); RS_FIELD(icmp_unreachable);
+  for (std::size_t i = 0; i < a.addrs.size() && i < b.addrs.size(); ++i)
+    EXPECT_TRUE(a.addrs[i] == b.addrs[i]) << at << ".addrs[" << i << "] " << format_ip(a.addrs[i].addr) << " vs " << format_ip(b.addrs[i].addr);
   RS_FIELD(egress.speed_gbps); RS_FIELD(egress.sched); RS_FIELD(egress.weights);
   for (int q = 0; q < 8; ++q) {
     RS_FIELD(egress.limits[q].packets) << " q" << q;
@@ -78,11 +81,12 @@ void equal_port(const PortSpec& a, const PortSpec& b, const std::string& at) {
 }
 
 void equal_member(const GroupMemberSpec& a, const GroupMemberSpec& b, const std::string& at) {
-  RS_FIELD(port); RS_MAC(mac); RS_FIELD(weight);
+  RS_FIELD(port); RS_MAC(mac); RS_FIELD(weight); RS_FIELD(resolved); RS_FIELD(via.has_value());
+  if (a.via && b.via) EXPECT_EQ(format_ip(*a.via), format_ip(*b.via)) << at << ".via";
 }
 
 void equal_group(const GroupSpec& a, const GroupSpec& b, const std::string& at) {
-  RS_FIELD(name); RS_FIELD(policy.name); RS_FIELD(policy.params); RS_FIELD(table_size);
+  RS_FIELD(name); RS_FIELD(origin); RS_FIELD(policy.name); RS_FIELD(policy.params); RS_FIELD(table_size);
   for (int tc = 0; tc < 8; ++tc) {
     const auto &x = a.policy_by_tc[tc], &y = b.policy_by_tc[tc];
     EXPECT_EQ(x.has_value(), y.has_value()) << at << ".policy_by_tc[" << tc << "]";
@@ -114,6 +118,8 @@ void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const std::stri
   RS_FIELD(load_view.queue_thresholds_bytes); RS_FIELD(load_view.rate_thresholds_pct);
   RS_FIELD(load_view.rate_interval_ns); RS_FIELD(load_view.rate_weight);
   RS_FIELD(route_limits.v4); RS_FIELD(route_limits.v6); RS_FIELD(route_limits.v4_tbl8); RS_FIELD(route_limits.v6_tbl8);
+  EXPECT_TRUE(a.copp == b.copp) << at << ".copp";
+  EXPECT_TRUE(a.neighbours == b.neighbours) << at << ".neighbours";
   RS_EACH(ports, equal_port);
   RS_EACH(groups, equal_group);
   RS_EACH(routes, equal_route);
@@ -322,6 +328,55 @@ routes:
   EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.9.0.0/016, port: a,"));
   EXPECT_THAT(d, testing::HasSubstr("{prefix: \"2001:0DB8::/32\", nexthops:"));
   EXPECT_THAT(d, testing::Not(testing::HasSubstr("name: \"route:")));
+}
+
+// Router interfaces: the addresses (one or a list, both families), next hops by IP, CoPP and
+// neighbour settings come back; the routes the addresses make are not written (the loader
+// makes them again), and neither is a resolved neighbour's host route.
+TEST(ConfigDump, InterfacesAndNextHopsByIpRoundTrip) {
+  const std::string y = R"(
+ports:
+  - {name: a, devargs: x, ipv4: 10.0.1.1/24, ipv6: "2001:db8:1::1/64", icmp_unreachable: true}
+  - {name: b, devargs: y, ipv4: [10.0.2.1/24, 10.0.3.1/30], ipv6: ["2001:db8:2::1/64"]}
+copp: {arp: 100, ip2me: {pps: 50, burst: 5}}
+neighbours: {base_reachable_s: 2, retrans_s: 0.25, hold_packets: 5}
+routes:
+  - {prefix: 10.9.0.0/16, via: 10.0.2.2}
+  - {prefix: "2001:db8:9::/48", nexthops: [{ip: "2001:db8:2::2"}, {ip: "2001:db8:1::7", weight: 2}]}
+)";
+  SwitchConfig c = load_config_text(y, "if.yaml");
+  ASSERT_EQ(c.ports[1].addrs.size(), 3u);
+  EXPECT_EQ(c.copp.policer[1].burst, 5u);
+  EXPECT_EQ(c.copp.policer[0].burst, 100u);  // SONiC's cbs = cir when only the rate is given
+  // local (one), a connected group per address below /32, the routes' own: by origin.
+  std::map<GroupOrigin, int> origins;
+  for (auto& g : c.groups) ++origins[g.origin];
+  EXPECT_EQ(origins[GroupOrigin::Local], 1);
+  EXPECT_EQ(origins[GroupOrigin::Connected], 5);
+  EXPECT_EQ(origins[GroupOrigin::Config], 2);
+  // 5 host routes, 5 subnets, ff02::/16, and the 2 configured.
+  EXPECT_EQ(c.routes.size(), 13u);
+  const GroupSpec& via = c.groups[c.routes[0].group];
+  ASSERT_EQ(via.members.size(), 1u);
+  EXPECT_EQ(via.members[0].port, 1);
+  EXPECT_FALSE(via.members[0].resolved);
+  const std::string d = round_trip(c, "interfaces");
+  EXPECT_THAT(d, testing::HasSubstr("via: 10.0.2.2"));
+  EXPECT_THAT(d, testing::HasSubstr("ipv4: [10.0.2.1/24, 10.0.3.1/30]"));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("connected:")));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("10.0.1.0/24")));
+  // A neighbour the switch resolved is the running state's, not the config's.
+  GroupSpec n;
+  n.name = std::string(kNeighbourGroupPrefix) + "10.0.1.2";
+  n.origin = GroupOrigin::Neighbour;
+  n.members.push_back(GroupMemberSpec{0, rte_ether_addr{{2, 0, 0, 0, 0, 2}}, 1, std::nullopt, true});
+  c.groups.push_back(n);
+  RouteSpec r{};
+  r.addr[0] = 10, r.addr[2] = 1, r.addr[3] = 2;
+  r.depth = 32;
+  r.group = static_cast<uint32_t>(c.groups.size() - 1);
+  c.routes.push_back(r);
+  EXPECT_EQ(dump_config(c), d);
 }
 
 // A running switch numbers its groups otherwise: one added after the routes' own groups, routes

@@ -1,0 +1,417 @@
+#include "control/local/local_agent.h"
+
+#include <fmt/core.h>
+#include <rte_ip.h>
+
+#include <cstring>
+
+#include "dataplane/core/log.h"
+#include "dataplane/proto/arp.h"
+#include "dataplane/proto/icmp.h"
+#include "dataplane/proto/nd.h"
+#include "dataplane/stages/rewrite.h"
+
+namespace rs {
+
+namespace {
+constexpr unsigned kTakeMax = 256;
+// Frames the switch makes go in the network-control class (CS6), as a router's protocol
+// traffic does.
+constexpr uint8_t kNetworkControlDscp = 48;
+constexpr uint32_t kFrameCap = 1600;
+constexpr uint64_t kUseCheckNs = 1'000'000'000;
+
+NudParams nud_params(const NeighbourConfig& n) {
+  NudParams p;
+  p.base_reachable_ns = static_cast<uint64_t>(n.base_reachable_s * 1e9);
+  p.delay_first_probe_ns = static_cast<uint64_t>(n.delay_first_probe_s * 1e9);
+  p.retrans_ns = static_cast<uint64_t>(n.retrans_s * 1e9);
+  p.ucast_probes = n.ucast_probes;
+  p.mcast_probes = n.mcast_probes;
+  p.gc_stale_ns = static_cast<uint64_t>(n.gc_stale_s * 1e9);
+  p.failed_ns = p.retrans_ns;
+  p.hold_packets = n.hold_packets;
+  p.max_entries = n.max_entries;
+  return p;
+}
+
+rte_ether_addr frame_src(const uint8_t* p) {
+  rte_ether_addr a;
+  std::memcpy(&a, p + RTE_ETHER_ADDR_LEN, RTE_ETHER_ADDR_LEN);
+  return a;
+}
+
+DropReason reason_of(DropWhy w) { return w == DropWhy::Failed ? DropReason::NeighborFailed : DropReason::NeighborHoldFull; }
+}  // namespace
+
+LocalAgent::LocalAgent(Switch& sw, RunningState& state, std::function<void()> wait)
+    : sw_(sw), state_(state), wait_(std::move(wait)), path_(*sw.local()),
+      table_(nud_params(sw.config().neighbours), sw.config().seed) {
+  for (std::size_t p = 0; p < sw.config().ports.size(); ++p)
+    for (auto& a : sw.config().ports[p].addrs) addrs_.push_back({static_cast<uint16_t>(p), a});
+}
+
+LocalAgent::~LocalAgent() {
+  // Packets still held were never sent: they end with the switch.
+  std::vector<NeighbourKey> keys;
+  for (const Neighbour* n : table_.entries()) keys.push_back(n->key);
+  for (auto& k : keys)
+    for (const NudAction& a : table_.remove(k))
+      if (a.kind == NudAction::Drop || a.kind == NudAction::Send) {
+        path_.drop(static_cast<rte_mbuf*>(a.pkt), DropReason::Shutdown);
+        path_.held(-1);
+      }
+}
+
+std::string LocalAgent::port_name(uint16_t port) const {
+  return port < sw_.num_ports() ? sw_.port(port).name : std::to_string(port);
+}
+
+bool LocalAgent::is_ours(uint16_t port, const IpAddr& a) const {
+  for (auto& x : addrs_)
+    if (x.port == port && x.a.addr == a) return true;
+  return false;
+}
+
+const InterfaceAddress* LocalAgent::source_on(uint16_t port, const IpAddr& peer) const {
+  const InterfaceAddress* any = nullptr;
+  for (auto& x : addrs_) {
+    if (x.port != port || x.a.addr.v6 != peer.v6) continue;
+    if (peer.in(x.a.addr, x.a.depth)) return &x.a;
+    if (!any) any = &x.a;
+  }
+  if (any) return any;
+  for (auto& x : addrs_)  // an unnumbered port answers from another port's address
+    if (x.a.addr.v6 == peer.v6) return &x.a;
+  return nullptr;
+}
+
+int LocalAgent::port_of_subnet(const IpAddr& a) const {
+  for (auto& x : addrs_)
+    if (a.in(x.a.addr, x.a.depth)) return x.port;
+  return -1;
+}
+
+void LocalAgent::send_frame(const uint8_t* frame, uint32_t len, uint16_t port, L3Type l3, uint8_t dscp) {
+  rte_mbuf* m = path_.alloc();
+  if (!m) {
+    ++c_.no_mbuf;
+    return;
+  }
+  char* d = rte_pktmbuf_append(m, static_cast<uint16_t>(len));
+  if (!d) {
+    rte_pktmbuf_free(m);
+    ++c_.no_mbuf;
+    return;
+  }
+  std::memcpy(d, frame, len);
+  PacketMeta& pm = meta(m);
+  std::memset(&pm, 0, sizeof pm);
+  pm.l3 = l3;
+  pm.l3_offset = RTE_ETHER_HDR_LEN;
+  pm.dscp = dscp;
+  const QosMaps& q = sw_.qos();
+  pm.tc = q.dscp_to_tc[dscp & 63] & 7;
+  path_.send(m, port, q.tc_to_queue[pm.tc] & 7, true);
+}
+
+void LocalAgent::poll(uint64_t now) {
+  if (!started_) {
+    // Routes that name their next hops by IP start resolving them at once.
+    started_ = true;
+    for (auto& [ip, port] : state_.via_next_hops()) apply(table_.resolve(NeighbourKey{port, ip}, nullptr, now));
+  }
+  rte_mbuf* pkts[kTakeMax];
+  const unsigned n = path_.take(pkts, kTakeMax);
+  for (unsigned i = 0; i < n; ++i) on_packet(pkts[i], now);
+  if (table_.next_timer() <= now) apply(table_.tick(now));
+  if (now >= next_use_check_) {
+    note_use(now);
+    next_use_check_ = now + kUseCheckNs;
+  }
+  commit_fib();
+}
+
+void LocalAgent::on_packet(rte_mbuf* m, uint64_t now) {
+  switch (meta(m).punt) {
+    case PuntReason::Arp:
+      return on_arp(m, now);
+    case PuntReason::Local:
+      return on_local(m, now);
+    case PuntReason::TtlExpired:
+      return on_error(m, true);
+    case PuntReason::NoRoute:
+      return on_error(m, false);
+    case PuntReason::Glean:
+      return on_glean(m, now);
+    default:
+      path_.drop(m, DropReason::LocalDelivered);
+  }
+}
+
+void LocalAgent::on_arp(rte_mbuf* m, uint64_t now) {
+  const PacketMeta& pm = meta(m);
+  const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+  proto::ArpPacket a;
+  if (proto::parse_arp(p, m->data_len, pm.l3_offset, a) != proto::ArpError::Ok) return path_.drop(m, DropReason::MalformedArp);
+  const uint16_t port = pm.in_port;
+  const IpAddr spa = IpAddr::v4(a.spa), tpa = IpAddr::v4(a.tpa);
+  const bool for_us = is_ours(port, tpa);
+  const InterfaceAddress* src = source_on(port, spa);
+  const bool on_link = a.spa != 0 && src && spa.in(src->addr, src->depth) && !is_ours(port, spa);
+  const bool gratuitous = proto::arp_is_gratuitous(a);
+  if (on_link) {
+    // As arp_process: a reply to us confirms the neighbour; a request for us creates its entry
+    // (we are about to talk to it); anything else only updates an entry that exists.
+    const bool solicited = a.op == proto::kArpOpReply && for_us;
+    c_.arp_replies_received += solicited;
+    c_.arp_gratuitous += gratuitous;
+    apply(table_.learn(NeighbourKey{port, spa}, a.sha, solicited ? NeighbourTable::Learn::SolicitedReply : NeighbourTable::Learn::Unsolicited,
+                       true, for_us && a.op == proto::kArpOpRequest, now));
+  }
+  if (a.op == proto::kArpOpRequest && for_us) {
+    ++c_.arp_requests;
+    const rte_ether_addr me = sw_.config().ports[port].mac;
+    proto::ArpPacket r{proto::kArpOpReply, me, a.tpa, a.sha, a.spa};
+    uint8_t buf[kFrameCap];
+    if (const uint32_t len = proto::build_arp(buf, sizeof buf, a.sha, me, r)) {
+      send_frame(buf, len, port, L3Type::None, kNetworkControlDscp);
+      ++c_.arp_replies_sent;
+    }
+  } else if (!for_us && !gratuitous) {
+    ++c_.arp_ignored;
+  }
+  path_.drop(m, DropReason::LocalDelivered);
+}
+
+void LocalAgent::on_local(rte_mbuf* m, uint64_t now) {
+  const PacketMeta& pm = meta(m);
+  const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+  const uint32_t len = m->data_len;
+  const uint8_t* l3 = p + pm.l3_offset;
+  const uint32_t l3_len = len > pm.l3_offset ? len - pm.l3_offset : 0;
+  const uint16_t port = pm.in_port;
+  const rte_ether_addr me = sw_.config().ports[port].mac;
+  uint8_t buf[kFrameCap];
+  uint32_t out = 0;
+  if (pm.l3 == L3Type::Ipv6 && pm.ip_proto == IPPROTO_ICMPV6 && l3_len > sizeof(rte_ipv6_hdr)) {
+    const uint8_t type = l3[sizeof(rte_ipv6_hdr)];
+    if (type >= 133 && type <= 137) return on_nd(m, now);
+    if (proto::icmp6_echo_request(l3, l3_len)) out = proto::build_icmp6_echo_reply(buf, sizeof buf, frame_src(p), me, l3, l3_len);
+  } else if (pm.l3 == L3Type::Ipv4 && pm.ip_proto == IPPROTO_ICMP && proto::icmp4_echo_request(l3, l3_len)) {
+    out = proto::build_icmp4_echo_reply(buf, sizeof buf, frame_src(p), me, l3, l3_len);
+  }
+  if (out) {
+    send_frame(buf, out, port, pm.l3, 0);
+    ++c_.echo_replies;
+  } else {
+    ++c_.other_local;
+  }
+  path_.drop(m, DropReason::LocalDelivered);
+}
+
+void LocalAgent::on_nd(rte_mbuf* m, uint64_t now) {
+  const PacketMeta& pm = meta(m);
+  const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+  proto::NdPacket nd;
+  if (proto::parse_nd(p, m->data_len, pm.l3_offset, nd) != proto::NdError::Ok) return path_.drop(m, DropReason::MalformedNd);
+  const uint16_t port = pm.in_port;
+  const IpAddr src = IpAddr::v6_of(nd.src), target = IpAddr::v6_of(nd.target);
+  const int home = port_of_subnet(src);
+  if (nd.type == 135) {
+    if (!is_ours(port, target)) {
+      ++c_.nd_ignored;
+      return path_.drop(m, DropReason::LocalDelivered);
+    }
+    ++c_.nd_solicitations;
+    const bool dad = proto::ipv6_is_unspecified(nd.src);
+    if (!dad && nd.has_lladdr && home == port)
+      apply(table_.learn(NeighbourKey{port, src}, nd.lladdr, NeighbourTable::Learn::Unsolicited, true, true, now));
+    // A router's answer: R, S (unless answering duplicate address detection, to all nodes), O.
+    uint8_t all_nodes[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    rte_ether_addr dst_mac = nd.has_lladdr ? nd.lladdr : frame_src(p);
+    if (dad) proto::multicast_mac(all_nodes, dst_mac);
+    const rte_ether_addr me = sw_.config().ports[port].mac;
+    uint8_t buf[kFrameCap];
+    if (const uint32_t len = proto::build_na(buf, sizeof buf, dst_mac, me, nd.target, dad ? all_nodes : nd.src, nd.target,
+                                             dad ? 0xA0 : 0xE0)) {
+      send_frame(buf, len, port, L3Type::Ipv6, kNetworkControlDscp);
+      ++c_.nd_adverts_sent;
+    }
+  } else if (nd.type == 136) {
+    ++c_.nd_adverts_received;
+    if (port_of_subnet(target) == port && !is_ours(port, target)) {
+      const bool solicited = nd.flags & 0x40, override_mac = nd.flags & 0x20;
+      apply(table_.learn(NeighbourKey{port, target}, nd.has_lladdr ? nd.lladdr : frame_src(p),
+                         solicited ? NeighbourTable::Learn::SolicitedReply : NeighbourTable::Learn::Unsolicited, override_mac, false, now));
+    }
+  } else {
+    ++c_.nd_ignored;  // router solicitations and adverts, redirects: a router that sends no RAs ignores them
+  }
+  path_.drop(m, DropReason::LocalDelivered);
+}
+
+void LocalAgent::on_error(rte_mbuf* m, bool ttl) {
+  const PacketMeta& pm = meta(m);
+  const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+  const uint8_t* l3 = p + pm.l3_offset;
+  const uint32_t l3_len = m->data_len > pm.l3_offset ? m->data_len - pm.l3_offset : 0;
+  const uint16_t port = pm.in_port;
+  const rte_ether_addr me = sw_.config().ports[port].mac;
+  uint8_t buf[kFrameCap];
+  uint32_t len = 0;
+  if (pm.l3 == L3Type::Ipv4 && l3_len >= sizeof(rte_ipv4_hdr)) {
+    uint32_t s;
+    std::memcpy(&s, l3 + offsetof(rte_ipv4_hdr, src_addr), 4);
+    if (const InterfaceAddress* a = source_on(port, IpAddr::v4(s)))
+      len = proto::build_icmp4_error(buf, sizeof buf, frame_src(p), me, a->addr.v4_be(), ttl ? 11 : 3, 0, l3, l3_len);
+  } else if (pm.l3 == L3Type::Ipv6 && l3_len >= sizeof(rte_ipv6_hdr)) {
+    if (const InterfaceAddress* a = source_on(port, IpAddr::v6_of(l3 + offsetof(rte_ipv6_hdr, src_addr))))
+      len = proto::build_icmp6_error(buf, sizeof buf, frame_src(p), me, a->addr.b.data(), ttl ? 3 : 1, 0, l3, l3_len);
+  }
+  if (len) {
+    send_frame(buf, len, port, pm.l3, kNetworkControlDscp);
+    ++(ttl ? c_.ttl_exceeded_sent : c_.unreachable_sent);
+  } else {
+    ++c_.icmp_not_sent;
+  }
+  path_.drop(m, ttl ? DropReason::TtlExpired : DropReason::NoRoute);
+}
+
+void LocalAgent::on_glean(rte_mbuf* m, uint64_t now) {
+  const PacketMeta& pm = meta(m);
+  const auto& g = pm.group < state_.group_slots() ? state_.group(pm.group) : std::optional<GroupSpec>{};
+  if (!g) return path_.drop(m, DropReason::BadNextHop);
+  NeighbourKey k;
+  if (g->origin == GroupOrigin::Connected) {
+    const uint8_t* l3 = rte_pktmbuf_mtod(m, const uint8_t*) + pm.l3_offset;
+    IpAddr dst;
+    if (pm.l3 == L3Type::Ipv4) {
+      uint32_t d;
+      std::memcpy(&d, l3 + offsetof(rte_ipv4_hdr, dst_addr), 4);
+      dst = IpAddr::v4(d);
+    } else {
+      dst = IpAddr::v6_of(l3 + offsetof(rte_ipv6_hdr, dst_addr));
+    }
+    const int port = port_of_subnet(dst);
+    if (port < 0 || is_ours(static_cast<uint16_t>(port), dst)) return path_.drop(m, DropReason::NoRoute);
+    k = NeighbourKey{static_cast<uint16_t>(port), dst};
+  } else {
+    // Next hops by IP, none resolved yet: the flow's choice among them waits for its MAC.
+    std::vector<const GroupMemberSpec*> via;
+    for (auto& mm : g->members)
+      if (mm.via) via.push_back(&mm);
+    if (via.empty()) return path_.drop(m, DropReason::BadNextHop);
+    const GroupMemberSpec& pick = *via[pm.flow_hash % via.size()];
+    k = NeighbourKey{pick.port, *pick.via};
+  }
+  ++c_.gleaned;
+  path_.held(1);
+  apply(table_.resolve(k, m, now));
+}
+
+void LocalAgent::release(rte_mbuf* m, uint16_t port, const rte_ether_addr& mac) {
+  PacketMeta& pm = meta(m);
+  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+  std::memcpy(p, &mac, RTE_ETHER_ADDR_LEN);
+  std::memcpy(p + RTE_ETHER_ADDR_LEN, &sw_.config().ports[port].mac, RTE_ETHER_ADDR_LEN);
+  // The route stage let it through with a TTL of at least 2; this is its rewrite.
+  if (pm.l3 == L3Type::Ipv4) decrement_ttl_ipv4(p + pm.l3_offset);
+  else reinterpret_cast<rte_ipv6_hdr*>(p + pm.l3_offset)->hop_limits--;
+  path_.send(m, port, pm.queue, false);
+}
+
+void LocalAgent::probe(const NeighbourKey& k, const rte_ether_addr* unicast) {
+  const InterfaceAddress* src = source_on(k.port, k.ip);
+  if (!src) return;
+  const rte_ether_addr me = sw_.config().ports[k.port].mac;
+  uint8_t buf[kFrameCap];
+  uint32_t len;
+  if (!k.ip.v6) {
+    rte_ether_addr bcast;
+    std::memset(&bcast, 0xFF, sizeof bcast);
+    proto::ArpPacket a{proto::kArpOpRequest, me, src->addr.v4_be(), unicast ? *unicast : rte_ether_addr{}, k.ip.v4_be()};
+    len = proto::build_arp(buf, sizeof buf, unicast ? *unicast : bcast, me, a);
+  } else {
+    len = proto::build_ns(buf, sizeof buf, me, src->addr.b.data(), k.ip.b.data(), unicast != nullptr, unicast ? *unicast : rte_ether_addr{});
+  }
+  if (!len) return;
+  send_frame(buf, len, k.port, k.ip.v6 ? L3Type::Ipv6 : L3Type::None, kNetworkControlDscp);
+  ++c_.probes_sent;
+}
+
+void LocalAgent::apply(const NudActions& actions) {
+  for (const NudAction& a : actions) {
+    switch (a.kind) {
+      case NudAction::ProbeMulticast:
+        probe(a.key, nullptr);
+        break;
+      case NudAction::ProbeUnicast:
+        probe(a.key, &a.mac);
+        break;
+      case NudAction::Resolved:
+        pending_[a.key] = a.mac;
+        break;
+      case NudAction::Unresolved:
+        pending_[a.key] = std::nullopt;
+        break;
+      case NudAction::Send:
+        path_.held(-1);
+        release(static_cast<rte_mbuf*>(a.pkt), a.key.port, a.mac);
+        break;
+      case NudAction::Drop:
+        path_.held(-1);
+        path_.drop(static_cast<rte_mbuf*>(a.pkt), reason_of(a.why));
+        break;
+    }
+  }
+}
+
+void LocalAgent::note_use(uint64_t now) {
+  // What went to each neighbour since the last look (its host route's next hop, and every
+  // member naming it): traffic keeps an entry alive as a Linux host's own traffic does.
+  std::map<NeighbourKey, uint64_t> seen;
+  for (std::size_t g = 0; g < state_.group_slots(); ++g) {
+    const auto& spec = state_.group(static_cast<uint32_t>(g));
+    if (!spec) continue;
+    const auto& nhs = state_.member_nexthops(static_cast<uint32_t>(g));
+    for (std::size_t i = 0; i < spec->members.size() && i < nhs.size(); ++i) {
+      const GroupMemberSpec& mm = spec->members[i];
+      std::optional<IpAddr> ip = mm.via;
+      if (!ip && spec->origin == GroupOrigin::Neighbour) ip = parse_ip(spec->name.substr(std::strlen(kNeighbourGroupPrefix)));
+      if (ip) seen[NeighbourKey{mm.port, *ip}] += sw_.nexthop_packets(nhs[i]);
+    }
+  }
+  for (auto& [k, n] : seen) {
+    uint64_t& last = last_packets_[k];
+    if (n > last) apply(table_.used(k, now));
+    last = n;
+  }
+}
+
+void LocalAgent::commit_fib() {
+  if (pending_.empty()) return;
+  state_.begin();
+  try {
+    for (auto& [k, mac] : pending_) {
+      if (mac) state_.neighbour_route_set(0, k.ip, k.port, *mac);
+      else state_.neighbour_route_del(0, k.ip);
+      state_.via_resolve(0, k.ip, k.port, mac);
+    }
+  } catch (const OpError& e) {
+    state_.abort();
+    ++c_.fib_errors;
+    log(LogLevel::Warn, "neighbours: {}: {}", e.field, e.reason);
+    pending_.clear();
+    return;
+  }
+  if (auto err = state_.commit(wait_)) {
+    ++c_.fib_errors;
+    log(LogLevel::Warn, "neighbours: {}", err->second.reason);
+  } else {
+    ++c_.fib_commits;
+  }
+  pending_.clear();
+}
+
+}  // namespace rs

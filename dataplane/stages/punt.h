@@ -1,0 +1,40 @@
+// punt: the packets for the control plane (the P4 program's CPU port), taken from the `arp` and
+// `local` edges. Per port and per kind (CoPP: arp, ip2me, icmp_error, neigh_miss) a policer
+// decides what may go up, as an ASIC polices its CPU queue: what is over is dropped and counted
+// (punt_policed; a packet that was expiring or had no route keeps that reason, only its ICMP
+// answer was policed). The rest goes on this worker's punt ring to the control thread
+// (switch/local_path.h); a full ring is a counted drop. Nothing else happens on a worker.
+#pragma once
+#include <array>
+
+#include "dataplane/core/stage.h"
+#include "dataplane/tables/copp.h"
+
+namespace rs {
+
+class Punt final : public StageBase<Punt> {
+ public:
+  static constexpr std::string_view kName = "punt";
+  static constexpr std::array<std::string_view, 0> kNext = {};
+  enum Ctr : uint8_t { Arp, Ip2me, IcmpError, NeighMiss, Policed, QueueFull };
+  static constexpr std::array<std::string_view, 6> kCounters = {"arp", "ip2me", "icmp_error", "neigh_miss", "policed", "queue_full"};
+
+  explicit Punt(const StageEnv& env);
+  uint8_t process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
+  std::string format_trace(const TraceRecord& r) const override;
+
+  // The kind a punted packet is policed as (ND messages are ARP's kind).
+  static CoppClass classify(const rte_mbuf* m, const PacketMeta& pm);
+
+ private:
+  // A GCRA policer per port and kind: the earliest time the next packet conforms, in ns.
+  // A packet conforms when that time is at most now + the burst's tolerance.
+  struct Bucket {
+    uint64_t tat = 0;
+  };
+  std::array<uint64_t, kCoppClasses> interval_ns_{};   // 1e9 / pps; 0: none allowed
+  std::array<uint64_t, kCoppClasses> tolerance_ns_{};  // (burst - 1) x interval
+  std::array<std::array<Bucket, kCoppClasses>, kMaxPorts> bucket_{};
+};
+
+}  // namespace rs

@@ -1,0 +1,70 @@
+// The routes a router interface's addresses make: what SONiC's intfmgrd/fpmsyncd install for an
+// interface (the address as a host route to the CPU, the subnet as a connected route whose hosts
+// are resolved one by one).
+#include <fmt/core.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "dataplane/switch/switch_config.h"
+
+namespace rs {
+
+namespace {
+RouteSpec prefix_route(const IpAddr& a, uint8_t depth, uint32_t group) {
+  RouteSpec r;
+  r.ipv6 = a.v6;
+  r.depth = depth;
+  r.group = group;
+  for (unsigned i = 0; i < (a.v6 ? 16u : 4u); ++i) {
+    const unsigned bits = depth > 8 * i ? std::min(8u, depth - 8 * i) : 0;
+    r.addr[i] = static_cast<uint8_t>(a.b[i] & (0xFF00u >> bits));
+  }
+  return r;
+}
+std::string text(const RouteSpec& r) {
+  IpAddr a;
+  a.v6 = r.ipv6;
+  std::copy(r.addr, r.addr + 16, a.b.begin());
+  return fmt::format("{}/{}", format_ip(a), r.depth);
+}
+}  // namespace
+
+void add_interface_routes(SwitchConfig& cfg) {
+  if (!cfg.has_addresses()) return;
+  std::set<std::tuple<bool, std::string>> taken;
+  for (auto& r : cfg.routes) taken.emplace(r.ipv6, text(r));
+  auto add = [&](const RouteSpec& r, const std::string& why) {
+    if (!taken.emplace(r.ipv6, text(r)).second)
+      throw std::runtime_error(fmt::format("route {}: {} makes this route itself", text(r), why));
+    cfg.routes.push_back(r);
+  };
+  GroupSpec local;
+  local.name = kLocalGroup;
+  local.origin = GroupOrigin::Local;
+  const auto local_id = static_cast<uint32_t>(cfg.groups.size());
+  cfg.groups.push_back(local);
+  bool any_v6 = false;
+  for (auto& p : cfg.ports)
+    for (auto& a : p.addrs) {
+      const std::string what = fmt::format("port {}'s address {}/{}", p.name, format_ip(a.addr), a.depth);
+      add(prefix_route(a.addr, a.addr.v6 ? 128 : 32, local_id), what);
+      any_v6 |= a.addr.v6;
+      if (a.depth == (a.addr.v6 ? 128 : 32)) continue;
+      GroupSpec g;
+      const RouteSpec subnet = prefix_route(a.addr, a.depth, static_cast<uint32_t>(cfg.groups.size()));
+      g.name = fmt::format("{}{}:{}", kConnectedGroupPrefix, p.name, text(subnet));
+      g.origin = GroupOrigin::Connected;
+      cfg.groups.push_back(g);
+      add(subnet, what);
+    }
+  if (any_v6) {
+    IpAddr mc;
+    mc.v6 = true;
+    mc.b[0] = 0xff;
+    mc.b[1] = 0x02;
+    add(prefix_route(mc, 16, local_id), "neighbour discovery (some port has an IPv6 address)");
+  }
+}
+
+}  // namespace rs

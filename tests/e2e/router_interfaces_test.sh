@@ -1,0 +1,616 @@
+#!/bin/bash
+# End to end: roceswitch as the hosts' IP router, with addresses on its ports (issue 21). Three
+# Linux hosts in their own network namespaces reach each other through the switch, which owns
+# the other ends of their veth pairs through net_af_packet and runs in a fourth namespace.
+# Nobody has a static neighbour entry: the hosts resolve their gateway (the switch port) by ARP
+# and IPv6 ND, and the switch resolves the hosts (and its `via` next hop) the same way.
+#
+#   ns A: ra (10.0.1.2/24, 2001:db8:1::2/64; gw .1)  ==veth== sa [ns SW: port pa 10.0.1.1, 2001:db8:1::1]
+#   ns B: rb (10.0.2.2/24, 2001:db8:2::2/64; gw .1)  ==veth== sb [ns SW: port pb 10.0.2.1, 2001:db8:2::1]
+#         lo 10.9.0.1/32 (the switch's route 10.9.0.0/16 via 10.0.2.2)
+#   ns C: rc (10.0.3.2/24, 2001:db8:3::2/64; gw .1)  ==veth== sc [ns SW: port pc 10.0.3.1, 2001:db8:3::1]
+#
+# Checks, each printed PASS/FAIL with what was expected and what was seen:
+#   1 ping the gateway (IPv4, IPv6)            2 ping across the switch, reply TTL 63 (one hop)
+#   3 arping the gateway: the port's MAC       3b no route: ICMP unreachable (icmp_unreachable)
+#   4 traceroute (UDP, ICMP, IPv6): the switch's port address is hop 1
+#   5 neighbour tables: the hosts' (ip neigh) and the switch's (roceswitch-ctl neighbours --json)
+#   6 a route `via` a next hop resolved by ARP
+#   7 B stops answering ARP/ND: the switch's neighbour goes `failed` within the NUD timers;
+#     7b it answers again: traffic resumes
+#   8 SIGINT: exit 0, books balanced, stats "neighbours" and a `neighbor_failed` drop count
+#
+# Usage: router_interfaces_test.sh ROCESWITCH [ROCESWITCH-CTL]. Needs root; exits 77 (meson:
+# SKIP) where namespaces cannot be made. arping (Debian iputils-arping) and traceroute (Debian
+# traceroute) are optional: their checks are skipped, with a note, when missing.
+# RS_E2E_ROUTER=kernel runs the same host-side checks with the switch namespace's Linux kernel as
+# the router (same addresses, route and NUD timers), which checks this test itself against a
+# reference router; the switch-only checks (control socket, stats) are then skipped.
+set -euo pipefail
+ROCESWITCH="${1:-}"
+# shellcheck source=../integration/common.sh
+source "$(dirname "$0")/../integration/common.sh"
+CTL="${2:-$REPO_ROOT/tools/roceswitch-ctl}"
+ROUTER="${RS_E2E_ROUTER:-roceswitch}"
+case "$ROUTER" in
+  roceswitch) require_binary; [ -x "$CTL" ] || die "roceswitch-ctl '$CTL' is not executable" ;;
+  kernel) ;;
+  *) die "RS_E2E_ROUTER: '$ROUTER', expected roceswitch or kernel" ;;
+esac
+
+skip() { log "SKIP: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, raw sockets)"
+command -v ip >/dev/null || skip "iproute2 'ip' not installed"
+command -v ethtool >/dev/null || skip "ethtool not installed (needed to turn off veth checksum offload)"
+command -v ping >/dev/null || skip "ping not installed (Debian package iputils-ping)"
+HAVE_ARPING="" HAVE_TRACEROUTE=""
+missing=()
+if command -v arping >/dev/null; then HAVE_ARPING=1; else missing+=("arping (Debian package iputils-arping)"); fi
+if command -v traceroute >/dev/null; then HAVE_TRACEROUTE=1; else missing+=("traceroute (Debian package traceroute)"); fi
+if [ ${#missing[@]} -gt 0 ]; then
+  log "optional tools missing, their checks will be skipped: ${missing[*]}"
+else
+  log "optional tools present: arping, traceroute"
+fi
+[ "$ROUTER" = kernel ] && log "reference mode: the switch namespace's Linux kernel is the router, not roceswitch"
+
+ID=$$
+NS_A="rs-ri-a-$ID" NS_B="rs-ri-b-$ID" NS_C="rs-ri-c-$ID" NS_SW="rs-ri-sw-$ID"
+IF_A="ra$ID" IF_B="rb$ID" IF_C="rc$ID" SW_A="sa$ID" SW_B="sb$ID" SW_C="sc$ID"  # <= 15 characters
+HOST_A_MAC=02:00:00:00:aa:01 HOST_B_MAC=02:00:00:00:aa:02 HOST_C_MAC=02:00:00:00:aa:03
+PORT_A_MAC=02:00:00:00:00:01 PORT_B_MAC=02:00:00:00:00:02 PORT_C_MAC=02:00:00:00:00:03
+# The switch's neighbour timers (Linux's NUD names), short so that a failure shows in seconds.
+BASE_REACHABLE_MS=2000 DELAY_FIRST_PROBE_MS=1000 RETRANS_MS=200 UCAST_PROBES=3 MCAST_PROBES=3 HOLD_PACKETS=3
+# A neighbour that stops answering is failed at the latest after reachable (randomised up to
+# 1.5 x base), delay, then the unicast probes; 5 s more for the switch's timer granularity.
+FAIL_BOUND_MS=$((BASE_REACHABLE_MS * 3 / 2 + DELAY_FIRST_PROBE_MS + UCAST_PROBES * RETRANS_MS + 5000))
+
+T="$(mktemp -d -t rs-e2e-router.XXXXXX)"
+SOCK="$T/ctl.sock"
+SW_PID=""
+BG_PIDS=()
+cleanup() {
+  # Only what this script started and created, by PID and by its unique names.
+  local p
+  for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  if [ -n "$SW_PID" ]; then
+    kill -KILL "$SW_PID" 2>/dev/null || true
+    wait "$SW_PID" 2>/dev/null || true
+  fi
+  for ns in "$NS_A" "$NS_B" "$NS_C" "$NS_SW"; do ip netns del "$ns" 2>/dev/null || true; done
+  # A veth left in the root namespace by a half-finished setup.
+  for p in "$IF_A" "$IF_B" "$IF_C" "$SW_A" "$SW_B" "$SW_C"; do ip link del "$p" 2>/dev/null || true; done
+  # The switch's DPDK runtime directory: its file prefix is this script's (common.sh eal_args).
+  rm -rf "/var/run/dpdk/rs-$TEST_NAME-sw-$ID"
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+in_ns() { local ns="$1"; shift; ip netns exec "$ns" "$@"; }
+indent() { sed 's/^/    | /' "$@"; }
+secs() { awk -v m="$1" 'BEGIN { printf "%g", m / 1000 }'; }  # milliseconds -> seconds for YAML
+now_ms() { local t="${EPOCHREALTIME/[.,]/}"; echo $((t / 1000)); }
+fmt_ms() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+
+# expect WHAT EXPECTED CMD...: one check. CMD leaves what it saw in SEEN; PASS or FAIL with both.
+SEEN=""
+expect() {
+  local what="$1" want="$2"
+  shift 2
+  SEEN="(nothing)"
+  CHECKS=$((CHECKS + 1))
+  if "$@"; then
+    log "PASS $what: expected $want; seen $SEEN"
+  else
+    log "FAIL $what: expected $want; seen $SEEN"
+    FAILURES=$((FAILURES + 1))
+  fi
+}
+note_skip() { log "SKIP $*"; }
+
+# JSON helpers (Debian's python, standard library): the neighbour lists and the drop counters.
+cat >"$T/nb.py" <<'EOF'
+import ipaddress, json, sys
+
+def entries(j):
+    """A neighbour list: the list itself, or the list under a key of an object."""
+    if isinstance(j, dict):
+        for k in ('neighbours', 'neighbors', 'entries', 'result'):
+            if k in j:
+                return entries(j[k])
+        return None
+    return j if isinstance(j, list) else None
+
+def walk(x, key, path='$'):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k == key and isinstance(v, (int, float)) and not isinstance(v, bool):
+                yield path + '.' + k, v
+            yield from walk(v, key, path + '.' + k)
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from walk(v, key, '%s[%d]' % (path, i))
+
+mode = sys.argv[1]
+if mode == 'kernel':  # `ip -j neigh` of the switch namespace -> [{port, ip, mac, state}]
+    raw, ports = json.load(open(sys.argv[2])), json.loads(sys.argv[3])
+    print(json.dumps([{'port': ports.get(e.get('dev'), e.get('dev')), 'ip': e['dst'], 'mac': e.get('lladdr'),
+                       'state': (e.get('state') or ['none'])[0].lower()} for e in raw]))
+    sys.exit(0)
+try:
+    j = json.load(open(sys.argv[2]))
+except (OSError, ValueError) as e:
+    print('unreadable JSON: %s' % e)
+    sys.exit(3)
+if mode == 'get':  # FILE IP [stats]: "port mac state" of the entry for IP, or "absent"
+    if len(sys.argv) > 4:
+        if not isinstance(j, dict) or 'neighbours' not in j:
+            print('no top-level "neighbours"')
+            sys.exit(3)
+        j = j['neighbours']
+    lst = entries(j)
+    if lst is None:
+        print('not a neighbour list: %s' % json.dumps(j)[:200])
+        sys.exit(3)
+    want = ipaddress.ip_address(sys.argv[3])
+    for e in lst:
+        try:
+            if ipaddress.ip_address(str(e.get('ip')).split('%')[0]) == want:
+                print(e.get('port'), str(e.get('mac') or '-').lower(), str(e.get('state')).lower())
+                sys.exit(0)
+        except (ValueError, AttributeError):
+            continue
+    print('absent')
+elif mode == 'valid':  # FILE [stats]: every entry {port, ip, mac, state} with a known state
+    if len(sys.argv) > 3:
+        j = j.get('neighbours') if isinstance(j, dict) else None
+    lst = entries(j)
+    states = {'incomplete', 'reachable', 'stale', 'delay', 'probe', 'failed'}
+    bad = [e for e in (lst or []) if not isinstance(e, dict) or not {'port', 'ip', 'mac', 'state'} <= set(e)
+           or e['state'] not in states]
+    if lst is None:
+        print('no neighbour list: %s' % json.dumps(j)[:200])
+        sys.exit(1)
+    print('%d entries%s' % (len(lst), ', malformed: %s' % bad[:3] if bad else ''))
+    sys.exit(0 if lst is not None and not bad else 1)
+elif mode == 'sum':  # FILE KEY: the sum of every number under KEY anywhere, and where
+    found = list(walk(j, sys.argv[3]))
+    print(sum(v for _, v in found), ' '.join('%s=%s' % f for f in found) or 'nowhere')
+elif mode == 'get-path':  # FILE EXPR on j
+    print(json.dumps(eval(sys.argv[3])))
+EOF
+nb() { "$PY" "$T/nb.py" "$@"; }
+
+# --- topology -------------------------------------------------------------------------------
+ip netns add "$NS_SW" 2>"$T/err" || skip "cannot create network namespaces: $(cat "$T/err")"
+ip netns add "$NS_A"
+ip netns add "$NS_B"
+ip netns add "$NS_C"
+for ns in "$NS_A" "$NS_B" "$NS_C"; do
+  # IPv6 on, its addresses usable at once (no DAD), no router solicitations (nobody sends RAs);
+  # known TTL and hop limit; no ICMP rate limits (traceroute's parallel probes).
+  in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
+    net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+    net.ipv6.conf.all.router_solicitations=0 net.ipv6.conf.default.router_solicitations=0 \
+    net.ipv6.conf.all.hop_limit=64 net.ipv6.conf.default.hop_limit=64 \
+    net.ipv4.ip_default_ttl=64 net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
+  in_ns "$ns" ip link set lo up
+done
+in_ns "$NS_SW" ip link set lo up
+if [ "$ROUTER" = kernel ]; then
+  in_ns "$NS_SW" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+    net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
+    net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+    net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
+else
+  # The switch's side of the veths belongs to roceswitch: its kernel stays silent (no IPv6, no
+  # addresses, so no NDP, MLD or ARP answers of its own).
+  in_ns "$NS_SW" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+fi
+ip link add "$IF_A" netns "$NS_A" type veth peer name "$SW_A" netns "$NS_SW" 2>"$T/err" ||
+  skip "cannot create veth pairs: $(cat "$T/err")"
+ip link add "$IF_B" netns "$NS_B" type veth peer name "$SW_B" netns "$NS_SW"
+ip link add "$IF_C" netns "$NS_C" type veth peer name "$SW_C" netns "$NS_SW"
+
+n=0
+for p in "$SW_A:$PORT_A_MAC" "$SW_B:$PORT_B_MAC" "$SW_C:$PORT_C_MAC"; do
+  n=$((n + 1))
+  ifc="${p%%:*}"
+  if [ "$ROUTER" = kernel ]; then
+    in_ns "$NS_SW" ip addr add "10.0.$n.1/24" dev "$ifc"
+    in_ns "$NS_SW" ip -6 addr add "2001:db8:$n::1/64" dev "$ifc" nodad
+    # The same NUD timers as the switch's (per interface: a namespace has no neigh.default).
+    for fam in ipv4 ipv6; do
+      in_ns "$NS_SW" sysctl -qw "net.$fam.neigh.$ifc.base_reachable_time_ms=$BASE_REACHABLE_MS" \
+        "net.$fam.neigh.$ifc.delay_first_probe_time=$((DELAY_FIRST_PROBE_MS / 1000))" \
+        "net.$fam.neigh.$ifc.retrans_time_ms=$RETRANS_MS" "net.$fam.neigh.$ifc.ucast_solicit=$UCAST_PROBES" \
+        "net.$fam.neigh.$ifc.mcast_solicit=$MCAST_PROBES"
+    done
+  else
+    in_ns "$NS_SW" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
+  fi
+  in_ns "$NS_SW" ip link set "$ifc" address "${p#*:}"
+  # veth offloads checksums by default: a packet read off the wire by af_packet would carry only
+  # a partial checksum, and the other host's kernel would drop it. Real NICs fill it in.
+  in_ns "$NS_SW" ethtool -K "$ifc" tx off >/dev/null
+  in_ns "$NS_SW" ip link set "$ifc" up
+done
+
+setup_host() {
+  local ns="$1" ifc="$2" mac="$3" n="$4"
+  in_ns "$ns" ip link set "$ifc" address "$mac"
+  in_ns "$ns" ethtool -K "$ifc" tx off >/dev/null
+  in_ns "$ns" ip addr add "10.0.$n.2/24" dev "$ifc"
+  in_ns "$ns" ip -6 addr add "2001:db8:$n::2/64" dev "$ifc" nodad
+  in_ns "$ns" ip link set "$ifc" up
+  in_ns "$ns" ip route add default via "10.0.$n.1"
+  in_ns "$ns" ip -6 route add default via "2001:db8:$n::1" dev "$ifc"
+}
+setup_host "$NS_A" "$IF_A" $HOST_A_MAC 1
+setup_host "$NS_B" "$IF_B" $HOST_B_MAC 2
+setup_host "$NS_C" "$IF_C" $HOST_C_MAC 3
+in_ns "$NS_B" ip addr add 10.9.0.1/32 dev lo
+[ "$ROUTER" = kernel ] && in_ns "$NS_SW" ip route add 10.9.0.0/16 via 10.0.2.2
+log "namespaces $NS_A, $NS_B, $NS_C, $NS_SW and veths $IF_A<->$SW_A, $IF_B<->$SW_B, $IF_C<->$SW_C are up"
+
+cat >"$T/switch.yaml" <<EOF
+switch: {workers: 1, seed: 7}
+ports:
+  - name: pa
+    kind: ethdev
+    devargs: "net_af_packet0,iface=$SW_A"
+    mac: "$PORT_A_MAC"
+    ipv4: 10.0.1.1/24
+    ipv6: "2001:db8:1::1/64"
+    icmp_unreachable: true
+  - name: pb
+    kind: ethdev
+    devargs: "net_af_packet1,iface=$SW_B"
+    mac: "$PORT_B_MAC"
+    ipv4: [10.0.2.1/24]
+    ipv6: ["2001:db8:2::1/64"]
+  - name: pc
+    kind: ethdev
+    devargs: "net_af_packet2,iface=$SW_C"
+    mac: "$PORT_C_MAC"
+    ipv4: 10.0.3.1/24
+    ipv6: "2001:db8:3::1/64"
+routes:
+  - {prefix: 10.9.0.0/16, via: 10.0.2.2}
+neighbours:
+  base_reachable_s: $(secs $BASE_REACHABLE_MS)
+  delay_first_probe_s: $(secs $DELAY_FIRST_PROBE_MS)
+  retrans_s: $(secs $RETRANS_MS)
+  ucast_probes: $UCAST_PROBES
+  mcast_probes: $MCAST_PROBES
+  hold_packets: $HOLD_PACKETS
+copp: {arp: 600, ip2me: 6000, icmp_error: 600, neigh_miss: 600}
+EOF
+
+# --- the router -----------------------------------------------------------------------------
+# ctl ARGS...: roceswitch-ctl on the switch's socket; output in $T/ctl.out (stderr included), exit code in CTL_RC.
+ctl() {
+  set +e
+  timeout 20 "$CTL" --socket "$SOCK" --timeout 5 "$@" >"$T/ctl.out" 2>&1
+  CTL_RC=$?
+  set -e
+}
+router_alive() { [ "$ROUTER" = kernel ] || kill -0 "$SW_PID" 2>/dev/null; }
+# A switch that died leaves nothing to check: say so, show why, and stop.
+require_alive() {
+  router_alive && return 0
+  CHECKS=$((CHECKS + 1))
+  FAILURES=$((FAILURES + 1))
+  log "FAIL roceswitch is running before: $1: expected the process $SW_PID alive; seen it gone"
+  indent "$T/switch.log" | tail -n 40
+  SW_PID=""
+  finish
+}
+
+if [ "$ROUTER" = roceswitch ]; then
+  log "switch configuration:"
+  indent "$T/switch.yaml"
+  # `ip netns exec` execs the switch, so $! is the switch itself (a function or subshell here
+  # would be a bash in between that ignores SIGINT, as background jobs do).
+  # shellcheck disable=SC2046
+  ip netns exec "$NS_SW" "$ROCESWITCH" $(eal_args sw) -- --config "$T/switch.yaml" --duration 0 \
+    --stats-json "$T/stats.json" --control-socket "$SOCK" --quiet >"$T/switch.log" 2>&1 &
+  SW_PID=$!
+  start_ok() {
+    local i
+    for ((i = 0; i < 600; i++)); do
+      if grep -qs 'running until SIGINT' "$T/switch.log" && [ -S "$SOCK" ]; then
+        ctl state hash
+        [ "$CTL_RC" -eq 0 ] && { SEEN="running, control socket answers after $(fmt_ms $((i * 100))) s"; return 0; }
+      fi
+      if ! kill -0 "$SW_PID" 2>/dev/null; then
+        set +e; wait "$SW_PID"; SEEN="exited with code $? during start-up"; set -e
+        SW_PID=""
+        return 1
+      fi
+      sleep 0.1
+    done
+    SEEN="no 'running until SIGINT' and a control socket within 60 s"
+    return 1
+  }
+  expect "roceswitch starts with the router configuration" "running, its control socket answering, within 60 s" start_ok
+  if [ "$FAILURES" -ne 0 ]; then
+    indent "$T/switch.log" | tail -n 40
+    finish
+  fi
+fi
+
+# --- 1, 2: ping -----------------------------------------------------------------------------
+# ping_ok NS DST [TTL]: 3 of 3 echoes answered (and every reply's TTL/hop limit TTL).
+ping_ok() {
+  local ns="$1" dst="$2" want_ttl="${3:-}" out="$T/ping.txt" rx ttls t
+  set +e
+  timeout 30 ip netns exec "$ns" ping -n -c 3 -i 0.2 -W 2 "$dst" >"$out" 2>&1
+  set -e
+  rx=$(sed -n 's/.*transmitted, \([0-9]*\) received.*/\1/p' "$out")
+  ttls=$(grep -o 'ttl=[0-9]*' "$out" | cut -d= -f2 | paste -sd ' ' - || true)
+  SEEN="${rx:-0} of 3 answered, reply TTL/hop limit ${ttls:-none}"
+  if [ "${rx:-0}" != 3 ]; then indent "$out"; return 1; fi
+  if [ -n "$want_ttl" ]; then
+    for t in $ttls; do [ "$t" = "$want_ttl" ] || return 1; done
+  fi
+}
+require_alive "ping"
+expect "1 ping A -> gateway 10.0.1.1" "3 of 3 answered" ping_ok "$NS_A" 10.0.1.1
+expect "1 ping A -> gateway 2001:db8:1::1" "3 of 3 answered" ping_ok "$NS_A" 2001:db8:1::1
+expect "2 ping A -> B 10.0.2.2" "3 of 3 answered, reply TTL 63 (one hop)" ping_ok "$NS_A" 10.0.2.2 63
+expect "2 ping A -> C 10.0.3.2" "3 of 3 answered, reply TTL 63 (one hop)" ping_ok "$NS_A" 10.0.3.2 63
+expect "2 ping B -> C 10.0.3.2" "3 of 3 answered, reply TTL 63 (one hop)" ping_ok "$NS_B" 10.0.3.2 63
+expect "2 ping A -> B 2001:db8:2::2" "3 of 3 answered, reply hop limit 63 (one hop)" ping_ok "$NS_A" 2001:db8:2::2 63
+expect "2 ping A -> C 2001:db8:3::2" "3 of 3 answered, reply hop limit 63 (one hop)" ping_ok "$NS_A" 2001:db8:3::2 63
+expect "2 ping B -> C 2001:db8:3::2" "3 of 3 answered, reply hop limit 63 (one hop)" ping_ok "$NS_B" 2001:db8:3::2 63
+
+# --- 3: arping --------------------------------------------------------------------------------
+# Both Debian arpings: iputils ("Unicast reply from 10.0.1.1 [02:00:..]", broadcast first, then
+# unicast to the MAC that answered) and Thomas Habets' ("60 bytes from 02:00:.. (10.0.1.1)").
+arping_ok() {
+  local out="$T/arping.txt" replies macs
+  set +e
+  timeout 20 ip netns exec "$NS_A" arping -c 2 -w 5 -I "$IF_A" 10.0.1.1 >"$out" 2>&1
+  set -e
+  replies=$(grep -ciE 'reply from|bytes from' "$out" || true)
+  macs=$(grep -iE 'reply from|bytes from' "$out" | grep -oiE '([0-9a-f]{2}:){5}[0-9a-f]{2}' | tr 'A-F' 'a-f' | sort -u | paste -sd ' ' - || true)
+  SEEN="$replies replies, from MAC ${macs:-none}"
+  if [ "$replies" -ge 2 ] && [ "$macs" = "$PORT_A_MAC" ]; then return 0; fi
+  indent "$out"
+  return 1
+}
+require_alive "arping"
+if [ -n "$HAVE_ARPING" ]; then
+  expect "3 arping -c 2 -I $IF_A 10.0.1.1 (from A)" "2 replies, all from $PORT_A_MAC" arping_ok
+else
+  note_skip "3 arping: not installed (Debian package iputils-arping)"
+fi
+
+# --- 3b: no route: ICMP destination unreachable (pa has icmp_unreachable) -------------------
+# Before traceroute: Linux (the reference router) sends at most one such error a second to a
+# source that has just had a Time Exceeded (net.ipv4.route.error_cost).
+require_alive "icmp unreachable"
+# unreach_ok DST FROM: one echo to an address with no route: "From FROM ... Destination ... unreachable".
+unreach_ok() {
+  local out="$T/unreach.txt"
+  set +e
+  timeout 20 ip netns exec "$NS_A" ping -n -c 1 -W 2 "$1" >"$out" 2>&1
+  set -e
+  SEEN="'$(grep -m 1 '^From' "$out" || echo 'no ICMP error')'"
+  grep -qiE "^From $2 .*Destination .*unreachable" "$out"
+}
+expect "3b ping A -> 10.77.0.1 (no route; pa has icmp_unreachable)" "From 10.0.1.1 ... Destination ... Unreachable" \
+  unreach_ok 10.77.0.1 10.0.1.1
+expect "3b ping A -> 2001:db8:77::1 (no route; pa has icmp_unreachable)" "From 2001:db8:1::1 ... Destination unreachable" \
+  unreach_ok 2001:db8:77::1 2001:db8:1::1
+
+# --- 4: traceroute ------------------------------------------------------------------------------
+# trace_ok NS HOP1 HOP2 ARGS...: traceroute's first two hops.
+trace_ok() {
+  local ns="$1" hop1="$2" hop2="$3" out="$T/traceroute.txt" h1 h2
+  shift 3
+  set +e
+  timeout 30 ip netns exec "$ns" traceroute "$@" >"$out" 2>&1
+  set -e
+  h1=$(awk '$1 == "1" { print $2 }' "$out")
+  h2=$(awk '$1 == "2" { print $2 }' "$out")
+  SEEN="hop 1 ${h1:-none}, hop 2 ${h2:-none}"
+  if [ "$h1" = "$hop1" ] && [ "$h2" = "$hop2" ]; then return 0; fi
+  indent "$out"
+  return 1
+}
+require_alive "traceroute"
+if [ -n "$HAVE_TRACEROUTE" ]; then
+  expect "4 traceroute -n -w 1 -q 1 -m 3 10.0.2.2 (UDP, from A)" "hop 1 10.0.1.1, hop 2 10.0.2.2" \
+    trace_ok "$NS_A" 10.0.1.1 10.0.2.2 -n -w 1 -q 1 -m 3 10.0.2.2
+  if ip netns exec "$NS_A" traceroute --help 2>&1 | grep -qE '(^| )-I( |,)'; then
+    expect "4 traceroute -I -n -w 1 -q 1 -m 3 10.0.2.2 (ICMP echo, from A)" "hop 1 10.0.1.1, hop 2 10.0.2.2" \
+      trace_ok "$NS_A" 10.0.1.1 10.0.2.2 -I -n -w 1 -q 1 -m 3 10.0.2.2
+  else
+    note_skip "4 traceroute -I: this traceroute has no ICMP mode (Debian package traceroute has)"
+  fi
+  expect "4 traceroute -6 -n -w 1 -q 1 -m 3 2001:db8:2::2 (UDP, from A)" "hop 1 2001:db8:1::1, hop 2 2001:db8:2::2" \
+    trace_ok "$NS_A" 2001:db8:1::1 2001:db8:2::2 -6 -n -w 1 -q 1 -m 3 2001:db8:2::2
+else
+  note_skip "4 traceroute: not installed (Debian package traceroute)"
+fi
+
+# --- 5: neighbour tables --------------------------------------------------------------------
+# host_neigh_ok NS IFC IP MAC: the host's kernel has the gateway's MAC, in a usable state.
+host_neigh_ok() {
+  local line mac state
+  line=$(ip netns exec "$1" ip neigh show "$3" dev "$2" | head -n 1 | sed 's/ *$//')
+  mac=$(awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }' <<<"$line")
+  state=$(awk '{ print $NF }' <<<"$line")
+  SEEN="'${line:-no entry}'"
+  [ "$mac" = "$4" ] && [[ "$state" =~ ^(REACHABLE|STALE|DELAY|PROBE)$ ]]
+}
+# The router's neighbour table, as {port, ip, mac, state} objects, in $1.
+KPORTS="{\"$SW_A\": \"pa\", \"$SW_B\": \"pb\", \"$SW_C\": \"pc\"}"
+neigh_snapshot() {
+  if [ "$ROUTER" = kernel ]; then
+    ip netns exec "$NS_SW" ip -j neigh show >"$T/kneigh.json" && nb kernel "$T/kneigh.json" "$KPORTS" >"$1"
+    return
+  fi
+  ctl neighbours --json
+  cp "$T/ctl.out" "$1"
+  [ "$CTL_RC" -eq 0 ]
+}
+# sw_neigh_ok IP PORT MAC: the router holds IP on PORT with MAC, in a usable state.
+sw_neigh_ok() {
+  local got
+  if ! neigh_snapshot "$T/neigh.json"; then
+    SEEN="roceswitch-ctl neighbours --json failed: $(head -c 300 "$T/neigh.json" | tr '\n' ' ')"
+    return 1
+  fi
+  got=$(nb get "$T/neigh.json" "$1") || { SEEN="$got"; return 1; }
+  SEEN="'$got'"
+  [[ "$got" =~ ^$2\ $3\ (reachable|stale|delay|probe)$ ]]
+}
+require_alive "neighbour tables"
+expect "5 A's neighbour 10.0.1.1 (ip neigh)" "lladdr $PORT_A_MAC, REACHABLE/STALE/DELAY/PROBE" \
+  host_neigh_ok "$NS_A" "$IF_A" 10.0.1.1 $PORT_A_MAC
+expect "5 A's neighbour 2001:db8:1::1 (ip -6 neigh)" "lladdr $PORT_A_MAC, REACHABLE/STALE/DELAY/PROBE" \
+  host_neigh_ok "$NS_A" "$IF_A" 2001:db8:1::1 $PORT_A_MAC
+for h in "10.0.1.2 pa $HOST_A_MAC" "10.0.2.2 pb $HOST_B_MAC" "10.0.3.2 pc $HOST_C_MAC" \
+  "2001:db8:1::2 pa $HOST_A_MAC" "2001:db8:2::2 pb $HOST_B_MAC" "2001:db8:3::2 pc $HOST_C_MAC"; do
+  read -r hip hport hmac <<<"$h"
+  expect "5 the router's neighbour $hip (neighbours --json)" "'$hport $hmac reachable|stale|delay|probe'" \
+    sw_neigh_ok "$hip" "$hport" "$hmac"
+done
+if [ "$ROUTER" = roceswitch ]; then
+  valid_ok() { SEEN=$(nb valid "$T/neigh.json") && [[ "$SEEN" != "0 entries" ]]; }
+  expect "5 roceswitch-ctl neighbours --json: a list of {port, ip, mac, state}" \
+    "every entry has the four keys and a state among incomplete/reachable/stale/delay/probe/failed" valid_ok
+  ctl neighbours
+  table_ok() { SEEN="exit $CTL_RC, $(wc -l <"$T/ctl.out") lines"; [ "$CTL_RC" -eq 0 ] && grep -q '10\.0\.1\.2' "$T/ctl.out"; }
+  expect "5 roceswitch-ctl neighbours (table)" "exit 0, a line for 10.0.1.2" table_ok
+  indent "$T/ctl.out"
+fi
+
+# --- 6: a route via a next hop resolved by ARP ----------------------------------------------
+require_alive "via route"
+expect "6 ping A -> 10.9.0.1 (B's lo, route 10.9.0.0/16 via 10.0.2.2)" "3 of 3 answered, reply TTL 63" \
+  ping_ok "$NS_A" 10.9.0.1 63
+
+# --- 7: a neighbour that stops answering ---------------------------------------------------
+# B stops answering ARP (its interface NOARP) and ND for 2001:db8:2::2 (the address removed),
+# while A keeps sending to 10.9.0.1 (via 10.0.2.2) and 2001:db8:2::2. The switch's entries must
+# go through stale/delay/probe to failed (or be removed), and the packets then be dropped.
+require_alive "neighbour failure"
+in_ns "$NS_B" ip link set "$IF_B" arp off
+in_ns "$NS_B" ip -6 addr del 2001:db8:2::2/64 dev "$IF_B"
+T0=$(now_ms)
+PING_S=$(((FAIL_BOUND_MS + 5000) / 1000))
+ip netns exec "$NS_A" ping -n -q -i 0.2 -w "$PING_S" 10.9.0.1 >"$T/fail-ping4.txt" 2>&1 &
+BG_PIDS+=($!)
+ip netns exec "$NS_A" ping -n -q -i 0.2 -w "$PING_S" 2001:db8:2::2 >"$T/fail-ping6.txt" 2>&1 &
+BG_PIDS+=($!)
+H4="" H6="" L4="" L6="" D4="" D6="" SEEN4="" SEEN6=""
+# watch_until DEADLINE_MS: poll the router's table, note each state change of the two entries.
+watch_until() {
+  local s4 s6 t
+  while [ "$(now_ms)" -lt "$1" ] && { [ -z "$D4" ] || [ -z "$D6" ]; }; do
+    t=$(($(now_ms) - T0))
+    if neigh_snapshot "$T/nf.json"; then
+      s4=$(nb get "$T/nf.json" 10.0.2.2 | awk '{ print ($1 == "absent" ? "absent" : $NF) }') || s4=error
+      s6=$(nb get "$T/nf.json" 2001:db8:2::2 | awk '{ print ($1 == "absent" ? "absent" : $NF) }') || s6=error
+    else
+      s4=ctl-error s6=ctl-error
+    fi
+    if [ "$s4" != "$L4" ]; then H4+=" $s4@$(fmt_ms $t)s"; L4=$s4; fi
+    if [ "$s6" != "$L6" ]; then H6+=" $s6@$(fmt_ms $t)s"; L6=$s6; fi
+    # Gone counts only for an entry seen before.
+    [[ "$s4" =~ ^(reachable|stale|delay|probe|incomplete)$ ]] && SEEN4=1
+    [[ "$s6" =~ ^(reachable|stale|delay|probe|incomplete)$ ]] && SEEN6=1
+    if [ -z "$D4" ] && { [ "$s4" = failed ] || { [ "$s4" = absent ] && [ -n "$SEEN4" ]; }; }; then D4=$t; fi
+    if [ -z "$D6" ] && { [ "$s6" = failed ] || { [ "$s6" = absent ] && [ -n "$SEEN6" ]; }; }; then D6=$t; fi
+    router_alive || return 0
+    sleep 0.2
+  done
+}
+watch_until $((T0 + FAIL_BOUND_MS))
+# Traffic for 2 s more after the failure, for the drop counter; then quiet.
+if [ -n "$D4" ] && [ -n "$D6" ]; then sleep 2; fi
+for p in "${BG_PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+BG_PIDS=()
+# Under traffic a failed entry may start resolving again (Linux: failed -> incomplete); without
+# traffic the multicast probes end in failed.
+if [ -z "$D4" ] || [ -z "$D6" ]; then
+  watch_until $((T0 + FAIL_BOUND_MS + MCAST_PROBES * RETRANS_MS + 3000))
+fi
+log "A's pings while B was silent: $(grep -h 'transmitted' "$T/fail-ping4.txt" "$T/fail-ping6.txt" | tr '\n' ';')"
+failed_ok() { SEEN="states${1:- (none seen)}"; [ -n "$2" ]; }
+FAIL_WANT="failed (or removed) within $(fmt_ms $FAIL_BOUND_MS) s under traffic, or $(fmt_ms $((MCAST_PROBES * RETRANS_MS + 3000))) s after it stops"
+expect "7 the router's neighbour 10.0.2.2 after B stops answering ARP" "$FAIL_WANT" failed_ok "$H4" "$D4"
+expect "7 the router's neighbour 2001:db8:2::2 after B drops that address (no NA)" "$FAIL_WANT" failed_ok "$H6" "$D6"
+
+# 7b: B answers again; the router resolves it anew and forwards.
+require_alive "neighbour recovery"
+in_ns "$NS_B" ip link set "$IF_B" arp on
+in_ns "$NS_B" ip -6 addr add 2001:db8:2::2/64 dev "$IF_B" nodad
+# recover_ok DST: an echo answered within 15 s.
+recover_ok() {
+  local t0 i
+  t0=$(now_ms)
+  for ((i = 0; i < 15; i++)); do
+    if timeout 10 ip netns exec "$NS_A" ping -n -c 1 -W 1 "$1" >/dev/null 2>&1; then
+      SEEN="answered after $(fmt_ms $(($(now_ms) - t0))) s"
+      return 0
+    fi
+  done
+  SEEN="no answer in 15 tries over $(fmt_ms $(($(now_ms) - t0))) s"
+  return 1
+}
+expect "7b ping A -> 10.9.0.1 after B answers ARP again" "an answer within 15 s" recover_ok 10.9.0.1
+expect "7b ping A -> 2001:db8:2::2 after B has the address again" "an answer within 15 s" recover_ok 2001:db8:2::2
+
+# --- 8: stop and read the books -------------------------------------------------------------
+if [ "$ROUTER" = kernel ]; then
+  note_skip "8 stop, stats and the neighbor_failed drop count: reference mode (no roceswitch)"
+  finish
+  exit 0
+fi
+require_alive "SIGINT"
+kill -INT "$SW_PID"
+for ((i = 0; i < 150; i++)); do kill -0 "$SW_PID" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$SW_PID" 2>/dev/null; then
+  RC="still running 15 s after SIGINT"
+  kill -KILL "$SW_PID" 2>/dev/null || true
+  wait "$SW_PID" 2>/dev/null || true
+else
+  set +e
+  wait "$SW_PID"
+  RC=$?
+  set -e
+fi
+SW_PID=""
+indent "$T/switch.log" | tail -n 40
+rc_ok() { SEEN="$RC"; [ "$RC" = 0 ]; }
+expect "8 roceswitch exits after SIGINT" "exit code 0 within 15 s" rc_ok
+S="$T/stats.json"
+if [ -s "$S" ]; then
+  log "stats drops: $(json_get "$S" "j.get('drops')")"
+  balanced_ok() { SEEN="totals $(nb get-path "$S" "j.get('totals')")"; json_true "$S" "j['totals']['balanced'] is True" 2>/dev/null; }
+  expect "8 stats: the books balance" "totals.balanced true" balanced_ok
+  stats_neigh_ok() {
+    local v a
+    v=$(nb valid "$S" stats) || { SEEN="neighbours: $v"; return 1; }
+    a=$(nb get "$S" 10.0.1.2 stats) || { SEEN="$a"; return 1; }
+    SEEN="neighbours: $v; 10.0.1.2: '$a'"
+    [[ "$a" =~ ^pa\ $HOST_A_MAC\ (reachable|stale|delay|probe)$ ]]
+  }
+  expect "8 stats: top-level \"neighbours\"" "a list of {port, ip, mac, state}, 10.0.1.2 on pa with $HOST_A_MAC" stats_neigh_ok
+  nf_ok() {
+    local got
+    got=$(nb sum "$S" neighbor_failed)
+    SEEN="total ${got%% *} (${got#* })"
+    [ "${got%% *}" -gt 0 ] 2>/dev/null
+  }
+  expect "8 stats: packets to the failed neighbour dropped as neighbor_failed" "a non-zero neighbor_failed count" nf_ok
+else
+  no_stats() { SEEN="no file $S"; return 1; }
+  expect "8 stats JSON written at exit" "a non-empty $S" no_stats
+fi
+finish
