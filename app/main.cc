@@ -298,11 +298,17 @@ int main(int argc, char** argv) {
     }
     // The control plane: on this (main) lcore, between the housekeeping steps below.
     rs::RunningState state(*sw);
+    std::unique_ptr<rs::LocalAgent> local;
     const auto started = std::chrono::steady_clock::now();
     rs::ControlApi api(state, [] { std::this_thread::yield(); }, [&](const std::string& object) {
       nlohmann::json j = rs::stats_json(*sw);
       // When the counters were read, for rates a client computes between two reads.
       j["t_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (local) {
+        j["neighbours"] = local->neighbours_json();
+        j["lldp"] = local->lldp_json();
+        j["local"] = local->counters_json();
+      }
       if (object.empty()) return j;
       for (auto* list : {&j["ports"], &j["groups"]})
         for (auto& o : *list)
@@ -314,8 +320,8 @@ int main(int argc, char** argv) {
     });
     rs::Captures captures(*sw, [&clock] { return clock.now_ns(); });
     api.set_captures(&captures);
-    // The switch as a host on its links (ARP, ND, ICMP, neighbours), when its ports have addresses.
-    std::unique_ptr<rs::LocalAgent> local;
+    // The switch as a host on its links (ARP, ND, ICMP, neighbours, LLDP), when its ports have
+    // addresses or send LLDP.
     if (sw->local()) {
       local = std::make_unique<rs::LocalAgent>(*sw, state, [] { std::this_thread::yield(); });
       api.set_local(local.get());
@@ -438,6 +444,7 @@ int main(int argc, char** argv) {
       auto j = rs::stats_json(*sw);
       if (local) {
         j["neighbours"] = local->neighbours_json();
+        j["lldp"] = local->lldp_json();
         j["local"] = local->counters_json();
       }
       j["elapsed_s"] = elapsed;

@@ -90,6 +90,7 @@ void write_ports(Out& o, const SwitchConfig& cfg) {
       if (!a.empty()) o.list(v6 ? "ipv6" : "ipv4", a, [](const std::string& t) { return t; });
     }
     if (p.icmp_unreachable) o.kv("icmp_unreachable", true);
+    if (p.lldp) o.kv("lldp", true);
     o.end_map();
   }
   o.end_seq();
@@ -106,6 +107,9 @@ void write_host_settings(Out& o, const SwitchConfig& cfg) {
   o.begin_map("neighbours", true).kv("base_reachable_s", real(n.base_reachable_s)).kv("delay_first_probe_s", real(n.delay_first_probe_s));
   o.kv("retrans_s", real(n.retrans_s)).kv("ucast_probes", n.ucast_probes).kv("mcast_probes", n.mcast_probes);
   o.kv("hold_packets", n.hold_packets).kv("gc_stale_s", real(n.gc_stale_s)).kv("max_entries", n.max_entries).end_map();
+  const LldpConfig& l = cfg.lldp;
+  o.begin_map("lldp", true).kv("interval_s", real(l.interval_s)).kv("hold", l.hold).ks("system_name", l.system_name);
+  o.ks("system_description", l.system_description).end_map();
 }
 
 }  // namespace rs::dump

@@ -131,7 +131,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   // An empty file or a lone scalar: the message needs a place to name, as every other one has.
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (switch, ports, routes, ...)");
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
-                     "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours"});
+                     "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours", "lldp"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -165,7 +165,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
     const auto p = ports[i];
     const std::string pp = fmt::format("ports[{}]", i);
     rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m", "admin", "faults",
-                   "ipv4", "ipv6", "icmp_unreachable"});
+                   "ipv4", "ipv6", "icmp_unreachable", "lldp"});
     PortSpec ps;
     if (!p["name"]) rd.fail(p, pp + ".name", "missing");
     ps.name = rd.str(p["name"], pp + ".name");
@@ -201,6 +201,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   check_interface_overlap(rd, ports, cfg);
   if (auto x = root["copp"]) read_copp(rd, x, cfg.copp);
   if (auto x = root["neighbours"]) read_neighbours(rd, x, cfg.neighbours);
+  if (auto x = root["lldp"]) read_lldp(rd, x, cfg.lldp);
   if (ethdevs > RTE_MAX_ETHPORTS) rd.fail(ports, "ports", fmt::format("{} ethdev ports; this DPDK allows {}", ethdevs, RTE_MAX_ETHPORTS));
   if (const int i = port_on_missing_worker(cfg); i >= 0)
     rd.fail(ports[i]["worker"], fmt::format("ports[{}].worker", i), fmt::format("worker {} but switch.workers is {}", cfg.ports[i].worker, cfg.workers));

@@ -49,6 +49,7 @@ void read_port_addresses(const ConfigReader& rd, const YAML::Node& p, const std:
     }
   }
   if (auto x = p["icmp_unreachable"]) ps.icmp_unreachable = rd.boolean(x, path + ".icmp_unreachable");
+  if (auto x = p["lldp"]) ps.lldp = rd.boolean(x, path + ".lldp");
 }
 
 void check_interface_overlap(const ConfigReader& rd, const YAML::Node& ports, const SwitchConfig& cfg) {
@@ -93,7 +94,7 @@ GroupMemberSpec read_via_member(const ConfigReader& rd, const YAML::Node& ip, co
 
 void read_copp(const ConfigReader& rd, const YAML::Node& n, CoppConfig& c) {
   rd.map(n, "copp");
-  rd.keys(n, "copp", {"arp", "ip2me", "icmp_error", "neigh_miss"});
+  rd.keys(n, "copp", {"arp", "ip2me", "icmp_error", "neigh_miss", "lldp"});
   for (std::size_t k = 0; k < kCoppClasses; ++k) {
     const std::string name(kCoppClassNames[k]);
     const YAML::Node x = n[name];
@@ -124,6 +125,19 @@ void read_neighbours(const ConfigReader& rd, const YAML::Node& n, NeighbourConfi
   if (auto x = n["hold_packets"]) c.hold_packets = static_cast<uint32_t>(rd.integer(x, "neighbours.hold_packets", 0, 256));
   if (auto x = n["gc_stale_s"]) c.gc_stale_s = rd.real(x, "neighbours.gc_stale_s", 0.01, 86400);
   if (auto x = n["max_entries"]) c.max_entries = static_cast<uint32_t>(rd.integer(x, "neighbours.max_entries", 1, 1 << 16));
+}
+
+void read_lldp(const ConfigReader& rd, const YAML::Node& n, LldpConfig& c) {
+  rd.map(n, "lldp");
+  rd.keys(n, "lldp", {"interval_s", "hold", "system_name", "system_description"});
+  if (auto x = n["interval_s"]) c.interval_s = rd.real(x, "lldp.interval_s", 0.01, 3600);  // 802.1AB allows 1..3600; tests go faster
+  if (auto x = n["hold"]) c.hold = static_cast<uint32_t>(rd.integer(x, "lldp.hold", 1, 100));
+  if (c.interval_s * c.hold > 65535) rd.fail(n, "lldp.hold", "interval_s x hold is the TTL sent: at most 65535 s");
+  for (auto [key, field] : {std::pair{"system_name", &c.system_name}, std::pair{"system_description", &c.system_description}})
+    if (auto x = n[key]) {
+      *field = rd.str(x, std::string("lldp.") + key);
+      if (field->size() > 255) rd.fail(x, std::string("lldp.") + key, "at most 255 bytes (an LLDP string)");
+    }
 }
 
 }  // namespace rs

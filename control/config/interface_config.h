@@ -25,5 +25,7 @@ GroupMemberSpec read_via_member(const ConfigReader& rd, const YAML::Node& ip, co
                                 const std::map<std::string, uint16_t>& ports, const SwitchConfig& cfg);
 void read_copp(const ConfigReader& rd, const YAML::Node& n, CoppConfig& c);
 void read_neighbours(const ConfigReader& rd, const YAML::Node& n, NeighbourConfig& c);
+// lldp: {interval_s, hold, system_name, system_description}; ports[].lldp turns it on per port.
+void read_lldp(const ConfigReader& rd, const YAML::Node& n, LldpConfig& c);
 
 }  // namespace rs

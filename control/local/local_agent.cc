@@ -46,7 +46,7 @@ DropReason reason_of(DropWhy w) { return w == DropWhy::Failed ? DropReason::Neig
 
 LocalAgent::LocalAgent(Switch& sw, RunningState& state, std::function<void()> wait)
     : sw_(sw), state_(state), wait_(std::move(wait)), path_(*sw.local()),
-      table_(nud_params(sw.config().neighbours), sw.config().seed) {
+      table_(nud_params(sw.config().neighbours), sw.config().seed), lldp_(sw) {
   for (std::size_t p = 0; p < sw.config().ports.size(); ++p)
     for (auto& a : sw.config().ports[p].addrs) addrs_.push_back({static_cast<uint16_t>(p), a});
 }
@@ -84,6 +84,21 @@ const InterfaceAddress* LocalAgent::source_on(uint16_t port, const IpAddr& peer)
   for (auto& x : addrs_)  // an unnumbered port answers from another port's address
     if (x.a.addr.v6 == peer.v6) return &x.a;
   return nullptr;
+}
+
+bool LocalAgent::names_a_host(const IpAddr& a) const {
+  for (auto& x : addrs_) {
+    const uint8_t full = a.v6 ? 128 : 32;
+    if (!a.in(x.a.addr, x.a.depth) || x.a.depth >= full - (a.v6 ? 0 : 1)) continue;  // /31, /32, /128 have neither
+    bool zeros = true, ones = true;
+    for (int b = x.a.depth; b < full; ++b) {
+      const bool bit = (a.b[b / 8] >> (7 - b % 8)) & 1;
+      zeros &= !bit;
+      ones &= bit;
+    }
+    if (zeros || (!a.v6 && ones)) return false;
+  }
+  return true;
 }
 
 int LocalAgent::port_of_subnet(const IpAddr& a) const {
@@ -125,6 +140,9 @@ void LocalAgent::poll(uint64_t now) {
   const unsigned n = path_.take(pkts, kTakeMax);
   for (unsigned i = 0; i < n; ++i) on_packet(pkts[i], now);
   if (table_.next_timer() <= now) apply(table_.tick(now));
+  for (auto& [port, frame] : lldp_.due(now))
+    send_frame(frame.data(), static_cast<uint32_t>(frame.size()), port, L3Type::None, kNetworkControlDscp);
+  lldp_.expire(now);
   if (now >= next_use_check_) {
     note_use(now);
     next_use_check_ = now + kUseCheckNs;
@@ -144,6 +162,11 @@ void LocalAgent::on_packet(rte_mbuf* m, uint64_t now) {
       return on_error(m, false);
     case PuntReason::Glean:
       return on_glean(m, now);
+    case PuntReason::Lldp: {
+      const PacketMeta& pm = meta(m);
+      const bool ok = lldp_.receive(pm.in_port, rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, pm.l3_offset, now);
+      return path_.drop(m, ok ? DropReason::LocalDelivered : DropReason::MalformedLldp);
+    }
     default:
       path_.drop(m, DropReason::LocalDelivered);
   }
@@ -294,7 +317,9 @@ void LocalAgent::on_glean(rte_mbuf* m, uint64_t now) {
       dst = IpAddr::v6_of(l3 + offsetof(rte_ipv6_hdr, dst_addr));
     }
     const int port = port_of_subnet(dst);
-    if (port < 0 || is_ours(static_cast<uint16_t>(port), dst)) return path_.drop(m, DropReason::NoRoute);
+    // A subnet's own address and its broadcast name no host: a router never resolves them
+    // (RFC 1812 5.3.5.2; the IPv6 subnet-router anycast likewise).
+    if (port < 0 || is_ours(static_cast<uint16_t>(port), dst) || !names_a_host(dst)) return path_.drop(m, DropReason::NoRoute);
     k = NeighbourKey{static_cast<uint16_t>(port), dst};
   } else {
     // Next hops by IP, none resolved yet: the flow's choice among them waits for its MAC.

@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "control/local/lldp_service.h"
 #include "control/local/neighbour_table.h"
 #include "control/runtime/running_state.h"
 
@@ -54,12 +55,15 @@ class LocalAgent {
   void poll(uint64_t now_ns);
 
   const NeighbourTable& neighbours() const { return table_; }
+  const LldpService& lldp() const { return lldp_; }
   const LocalCounters& counters() const { return c_; }
   std::string port_name(uint16_t port) const;
   // The table as the stats and `neighbour.list` show it: [{port, ip, mac, state, held, static}]
   // (local_reads.cc), and the counters.
   nlohmann::json neighbours_json() const;
   nlohmann::json counters_json() const;
+  // The LLDP neighbours (LldpService::neighbours_json).
+  nlohmann::json lldp_json() const { return lldp_.neighbours_json(); }
 
  private:
   struct Addr {
@@ -81,6 +85,8 @@ class LocalAgent {
   // Our address on `port` (of the family, in the subnet holding `peer` when there is one).
   const InterfaceAddress* source_on(uint16_t port, const IpAddr& peer) const;
   bool is_ours(uint16_t port, const IpAddr& a) const;
+  // Not a subnet's own address nor (IPv4) its broadcast.
+  bool names_a_host(const IpAddr& a) const;
   // The port whose subnet holds `a`, or -1.
   int port_of_subnet(const IpAddr& a) const;
   // Queues a frame the switch made on `port` (network-control class).
@@ -91,6 +97,7 @@ class LocalAgent {
   std::function<void()> wait_;
   LocalPath& path_;
   NeighbourTable table_;
+  LldpService lldp_;
   std::vector<Addr> addrs_;
   LocalCounters c_;
   // Forwarding changes waiting for this poll's transaction: true = resolved with the MAC.

@@ -46,7 +46,14 @@ nlohmann::json LocalAgent::counters_json() const {
           {"held_packets", t.held},
           {"hold_dropped", t.hold_dropped},
           {"originated", path_.originated()},
-          {"held_now", path_.held_now()}};
+          {"held_now", path_.held_now()},
+          {"lldp",
+           {{"sent", lldp_.counters().sent},
+            {"received", lldp_.counters().received},
+            {"malformed", lldp_.counters().malformed},
+            {"shutdowns", lldp_.counters().shutdowns},
+            {"expired", lldp_.counters().expired},
+            {"pfc_mismatches", lldp_.counters().pfc_mismatches}}}};
 }
 
 }  // namespace rs

@@ -65,6 +65,7 @@ constexpr Op kOps[] = {
     {"group.list", false, "[name]: groups with their policy, members and route count"},
     {"port.list", false, "ports with admin and link state"},
     {"mirror.list", false, "mirror sessions, with the copies made and lost"},
+    {"lldp.list", false, "LLDP neighbours per port: chassis and port IDs, system name, TTL, their DCBX PFC/ETS/application settings, pfc_mismatch"},
     {"neighbour.list", false, "the neighbour table (ARP / ND): port, ip, mac, state (incomplete, reachable, stale, delay, probe, failed), held packets"},
     {"counters", false, "[object]: every counter, or one port or group by name"},
     {"config.dump", false, "the running state as a YAML configuration the switch accepts at start-up"},
@@ -297,6 +298,7 @@ json ControlApi::read(const std::string& op, const json& args) {
   if (op == "state.hash") return json{{"hash", fmt::format("{:016x}", state_hash())}};
   if (op == "buffer.get") return json{{"yaml", buffer_get(state_)}};
   if (op == "neighbour.list") return local_ ? local_->neighbours_json() : json::array();
+  if (op == "lldp.list") return local_ ? local_->lldp_json() : json::array();
   if (op.starts_with("capture.")) {
     if (!captures_) throw OpError{"", "this switch does not capture"};
     if (op == "capture.list") return captures_->list();

@@ -46,6 +46,7 @@ namespace rs {
   X(PuntQueueFull, "punt_queue_full")                                        \
   X(MalformedArp, "malformed_arp")                                           \
   X(MalformedNd, "malformed_nd")                                             \
+  X(MalformedLldp, "malformed_lldp")                                         \
   X(NeighborHoldFull, "neighbor_hold_full")                                  \
   X(NeighborFailed, "neighbor_failed")                                       \
   X(LocalTxFull, "local_tx_full")

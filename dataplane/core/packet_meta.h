@@ -38,6 +38,7 @@ enum class PuntReason : uint8_t {
   Glean,       // its next hop's MAC is not known yet
   TtlExpired,  // TTL / hop limit ran out: ICMP time exceeded
   NoRoute,     // no route, on a port that answers with ICMP destination unreachable
+  Lldp,        // an LLDP frame (the neighbour's identity and its DCBX settings)
 };
 
 struct PacketMeta {

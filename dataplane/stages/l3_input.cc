@@ -31,7 +31,7 @@ std::string L3InputT<kForm>::format_trace(const TraceRecord& r) const {
   pm.dest_qp = static_cast<uint32_t>(r.b >> 32) & 0xFFFFFF;
   if (r.edge == kNextDrop) return "";
   if (r.edge == MacControl) return "mac control";
-  if (r.edge == Arp) return "arp";
+  if (r.edge == Local) return "for the switch";
   std::string s = pm.l3 == L3Type::Ipv4 ? "ipv4" : "ipv6";
   if (pm.flags & meta_flag::kVlan) s += fmt::format(" vlan pcp {}", pm.pcp);
   if (pm.flags & meta_flag::kRoce) {

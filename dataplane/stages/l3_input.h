@@ -1,9 +1,9 @@
 // l3_input: the parse step (P4 parser) and the classify step (dscp_to_tc, pcp_to_tc,
 // tc_to_queue) in one pass, as VPP's ip4-input does its checks where it reads the header.
-// Edges: ipv4 and ipv6 to the route stages, mac_control for PAUSE/PFC frames, arp for ARP
-// frames when the switch has addresses of its own (the punt stage takes them to the control
-// plane; without addresses they are non-IP drops); malformed and non-IP frames are dropped with
-// their reason.
+// Edges: ipv4 and ipv6 to the route stages, mac_control for PAUSE/PFC frames, local for ARP
+// and LLDP frames when the switch has addresses of its own (the punt stage takes them to the
+// control plane; without addresses they are non-IP drops, as the route stages' `local` edge
+// carries the switch's IP packets); malformed and non-IP frames are dropped with their reason.
 #pragma once
 #include "dataplane/core/step_stage.h"
 #include "dataplane/stages/classify.h"
@@ -18,8 +18,8 @@ template <unsigned kForm>
 class L3InputT final : public StepStage<L3InputT<kForm>> {
  public:
   static constexpr std::string_view kName = kForm ? "l3_input" : "l3_input_general";
-  enum Next : uint8_t { Ipv4, Ipv6, MacControl, Arp };
-  static constexpr std::array<std::string_view, 4> kNext = {"ipv4", "ipv6", "mac_control", "arp"};
+  enum Next : uint8_t { Ipv4, Ipv6, MacControl, Local };
+  static constexpr std::array<std::string_view, 4> kNext = {"ipv4", "ipv6", "mac_control", "local"};
   static constexpr uint8_t kChainEdge = Ipv4;
   enum Ctr : uint8_t { CIpv4, CIpv6, Vlan, Udp, Roce, Cnp, ByDscp, ByPcp, CnpToQueue };
   static constexpr std::array<std::string_view, 9> kCounters = {"ipv4", "ipv6",    "vlan",   "udp",         "roce",
@@ -52,9 +52,9 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
       }
     } else {
       e = r == parse::Parsed::MacControl ? uint8_t{MacControl} : kNextDrop;
-      if (r == parse::Parsed::Arp && ctx.punt) {
-        pm.punt = PuntReason::Arp;
-        e = Arp;
+      if ((r == parse::Parsed::Arp || r == parse::Parsed::Lldp) && ctx.punt) {
+        pm.punt = r == parse::Parsed::Arp ? PuntReason::Arp : PuntReason::Lldp;
+        e = Local;
       }
       ++t.not_ipv4;
     }

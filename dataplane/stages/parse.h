@@ -128,7 +128,7 @@ inline constexpr unsigned kGeneral = 0;
 inline constexpr unsigned kCommonShapeFirst = 1;
 
 // What parse_frame() found, for l3_input's edges.
-enum class Parsed : uint8_t { Ipv4, Ipv6, MacControl, Arp, Drop };
+enum class Parsed : uint8_t { Ipv4, Ipv6, MacControl, Arp, Lldp, Drop };
 
 // The stage's tallies, kept in registers over a burst.
 // What the common shape is goes uncounted: it is what the burst's packets were, less those the
@@ -300,11 +300,11 @@ template <unsigned F>
     // MAC control (PAUSE/PFC): link-local, never routed.
     if (m->pkt_len < off + 2) return drop(pm, DropReason::MalformedMacControl);
     return Parsed::MacControl;
-  } else if (type == RTE_ETHER_TYPE_ARP) {
+  } else if (type == RTE_ETHER_TYPE_ARP || type == RTE_ETHER_TYPE_LLDP) {
     // For the control plane when the switch has addresses (l3_input's `local` edge), else a
-    // non-IP drop; the ARP itself is checked there.
+    // non-IP drop; the frame itself is checked there.
     pm.drop_reason = DropReason::NonIp;
-    return Parsed::Arp;
+    return type == RTE_ETHER_TYPE_ARP ? Parsed::Arp : Parsed::Lldp;
   } else {
     return drop(pm, DropReason::NonIp);
   }

@@ -23,6 +23,8 @@ CoppClass Punt::classify(const rte_mbuf* m, const PacketMeta& pm) {
       return CoppClass::Arp;
     case PuntReason::Glean:
       return CoppClass::NeighMiss;
+    case PuntReason::Lldp:
+      return CoppClass::Lldp;
     case PuntReason::TtlExpired:
     case PuntReason::NoRoute:
       return CoppClass::IcmpError;
@@ -79,7 +81,7 @@ uint8_t Punt::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
 }
 
 std::string Punt::format_trace(const TraceRecord& r) const {
-  static constexpr std::string_view kWhy[] = {"", "arp", "to the switch", "next hop unresolved", "ttl expired", "no route"};
+  static constexpr std::string_view kWhy[] = {"", "arp", "to the switch", "next hop unresolved", "ttl expired", "no route", "lldp"};
   const std::string_view why = r.a < std::size(kWhy) ? kWhy[r.a] : "?";
   const std::string_view kind = r.b < kCoppClasses ? kCoppClassNames[r.b] : "?";
   if (r.edge == kNextDrop) return fmt::format("{} ({}): policed", why, kind);

@@ -1,5 +1,5 @@
 // punt: the packets for the control plane (the P4 program's CPU port), taken from the `arp` and
-// `local` edges. Per port and per kind (CoPP: arp, ip2me, icmp_error, neigh_miss) a policer
+// `local` edges. Per port and per kind (CoPP: arp, ip2me, icmp_error, neigh_miss, lldp) a policer
 // decides what may go up, as an ASIC polices its CPU queue: what is over is dropped and counted
 // (punt_policed; a packet that was expiring or had no route keeps that reason, only its ICMP
 // answer was policed). The rest goes on this worker's punt ring to the control thread
@@ -16,8 +16,8 @@ class Punt final : public StageBase<Punt> {
  public:
   static constexpr std::string_view kName = "punt";
   static constexpr std::array<std::string_view, 0> kNext = {};
-  enum Ctr : uint8_t { Arp, Ip2me, IcmpError, NeighMiss, Policed, QueueFull };
-  static constexpr std::array<std::string_view, 6> kCounters = {"arp", "ip2me", "icmp_error", "neigh_miss", "policed", "queue_full"};
+  enum Ctr : uint8_t { Arp, Ip2me, IcmpError, NeighMiss, Lldp, Policed, QueueFull };
+  static constexpr std::array<std::string_view, 7> kCounters = {"arp", "ip2me", "icmp_error", "neigh_miss", "lldp", "policed", "queue_full"};
 
   explicit Punt(const StageEnv& env);
   uint8_t process(Burst& in, uint8_t* next, WorkerContext& ctx) override;

@@ -45,6 +45,16 @@ struct PortSpec {
   FaultSpec faults;     // none by default (fault_port.h)
   std::vector<InterfaceAddress> addrs;  // router interface addresses, IPv4 and IPv6
   bool icmp_unreachable = false;        // answer a miss from this port with ICMP unreachable
+  bool lldp = false;                    // send LLDP with DCBX TLVs out of this port
+};
+
+// What the switch says of itself in LLDP (every port that sends it).
+struct LldpConfig {
+  double interval_s = 30;  // 802.1AB msgTxInterval
+  uint32_t hold = 4;       // msgTxHold: the TTL sent is interval x hold
+  std::string system_name = "roceswitch";
+  std::string system_description = "roceswitch RoCEv2 switch data plane";
+  bool operator==(const LldpConfig&) const = default;
 };
 
 // How the control plane keeps its neighbours (ARP / ND cache), Linux's NUD settings by name.
@@ -128,11 +138,13 @@ struct SwitchConfig {
   RouteLimits route_limits;       // what each route table holds at most (run-time changes too)
   CoppConfig copp;                // what each port may punt to the control plane
   NeighbourConfig neighbours;
+  LldpConfig lldp;
   // Whether some port has an address: then the switch runs its control plane's packet path
   // (ARP, ND, ICMP, neighbours).
+  // (or sends LLDP, which the same path carries).
   bool has_addresses() const {
     for (auto& p : ports)
-      if (!p.addrs.empty()) return true;
+      if (!p.addrs.empty() || p.lldp) return true;
     return false;
   }
   double duration_s = 0;          // demo runs set one; 0 = until signalled

@@ -1,7 +1,7 @@
 // Control-plane policing (SONiC's CoPP trap groups, an ASIC's CPU queue policers): how many
 // packets a second each port may send up to the control plane, per kind. The punt stage
 // enforces it per port; what is over is dropped and counted. The defaults are SONiC's
-// (files/image_config/copp/copp_cfg.j2: ARP and ND 600/s, ip2me 6000/s), with the committed
+// (files/image_config/copp/copp_cfg.j2: ARP and ND 600/s, ip2me 6000/s, LLDP 100/s), with the committed
 // burst equal to a second's rate as there.
 #pragma once
 #include <array>
@@ -10,12 +10,12 @@
 
 namespace rs {
 
-enum class CoppClass : uint8_t { Arp, Ip2me, IcmpError, NeighMiss, Count };
+enum class CoppClass : uint8_t { Arp, Ip2me, IcmpError, NeighMiss, Lldp, Count };
 inline constexpr std::size_t kCoppClasses = static_cast<std::size_t>(CoppClass::Count);
 // arp: ARP and IPv6 neighbour discovery; ip2me: other packets to the switch's addresses (ping);
 // icmp_error: expired TTLs and misses answered with ICMP errors; neigh_miss: packets to a next
-// hop whose MAC is being resolved.
-inline constexpr std::array<std::string_view, kCoppClasses> kCoppClassNames = {"arp", "ip2me", "icmp_error", "neigh_miss"};
+// hop whose MAC is being resolved; lldp: LLDP frames.
+inline constexpr std::array<std::string_view, kCoppClasses> kCoppClassNames = {"arp", "ip2me", "icmp_error", "neigh_miss", "lldp"};
 
 struct CoppPolicer {
   uint32_t pps = 0;    // 0: nothing of this kind goes up
@@ -24,7 +24,7 @@ struct CoppPolicer {
 };
 
 struct CoppConfig {
-  std::array<CoppPolicer, kCoppClasses> policer = {{{600, 600}, {6000, 6000}, {600, 600}, {600, 600}}};
+  std::array<CoppPolicer, kCoppClasses> policer = {{{600, 600}, {6000, 6000}, {600, 600}, {600, 600}, {100, 100}}};
   bool operator==(const CoppConfig&) const = default;
 };
 

@@ -13,6 +13,9 @@ import sys
 
 logging.getLogger('scapy').setLevel(logging.ERROR)  # its ICRC for IPv6 is ours to write
 from scapy.all import ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw  # noqa: E402
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,  # noqa: E402
+                                ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, ICMPv6TimeExceeded, IPv6ExtHdrFragment,
+                                IPv6ExtHdrHopByHop)
 from scapy.contrib.roce import BTH  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -70,6 +73,40 @@ def mac_control_seeds():
         'bad_opcode': pfc(0x08, [1] * 8, opcode=0x0202),
         'reserved_bits': pfc(0x1ff, [1] * 8),
         'short': pfc(0x08, [1] * 8)[:30],
+    }
+
+
+def local_frames_seeds():
+    """fuzz_local_frames' input: one frame, as a host sends the switch (ARP, ND, ping, expiring)."""
+    host, us = '02:aa:00:00:01:02', SWITCH_MAC
+    eth = Ether(dst=us, src=host)
+    sn = 'ff02::1:ff00:1'
+    return {
+        'arp_request': Ether(dst='ff:ff:ff:ff:ff:ff', src=host) / ARP(op=1, hwsrc=host, psrc='10.0.1.2', pdst='10.0.1.1'),
+        'arp_reply': eth / ARP(op=2, hwsrc=host, psrc='10.0.1.2', hwdst=us, pdst='10.0.1.1'),
+        'arp_gratuitous': Ether(dst='ff:ff:ff:ff:ff:ff', src=host) / ARP(op=1, hwsrc=host, psrc='10.0.1.2', pdst='10.0.1.2'),
+        'arp_vlan': Ether(dst='ff:ff:ff:ff:ff:ff', src=host) / Dot1Q(vlan=5) / ARP(op=1, hwsrc=host, psrc='10.0.1.2',
+                                                                                   pdst='10.0.1.1'),
+        'ns': Ether(dst='33:33:ff:00:00:01', src=host) / IPv6(src='2001:db8:1::2', dst=sn, hlim=255) /
+        ICMPv6ND_NS(tgt='2001:db8:1::1') / ICMPv6NDOptSrcLLAddr(lladdr=host),
+        'ns_dad': Ether(dst='33:33:ff:00:00:01', src=host) / IPv6(src='::', dst=sn, hlim=255) / ICMPv6ND_NS(tgt='2001:db8:1::1'),
+        'ns_unicast_vlan': eth / Dot1Q(vlan=5) / IPv6(src='2001:db8:1::2', dst='2001:db8:1::1', hlim=255) /
+        ICMPv6ND_NS(tgt='2001:db8:1::1') / ICMPv6NDOptSrcLLAddr(lladdr=host),
+        'na': eth / IPv6(src='2001:db8:1::2', dst='2001:db8:1::1', hlim=255) /
+        ICMPv6ND_NA(tgt='2001:db8:1::2', R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=host),
+        'ping': eth / IP(src='10.0.1.2', dst='10.0.1.1') / ICMP(type=8, id=0x1234, seq=1) / Raw(b'abcdefgh' * 4),
+        'ping_options': eth / IP(src='10.0.1.2', dst='10.0.1.1', options=b'\x01\x01\x01\x00') / ICMP(type=8) / Raw(b'x' * 8),
+        'ping6': eth / IPv6(src='2001:db8:1::2', dst='2001:db8:1::1') / ICMPv6EchoRequest(id=7, seq=2, data=b'abcdefgh' * 4),
+        'ttl1_udp': eth / IP(src='10.0.1.2', dst='10.8.0.5', ttl=1) / UDP(sport=40000, dport=33434) / Raw(b'\0' * 32),
+        'ttl1_big': eth / IP(src='10.0.1.2', dst='10.8.0.5', ttl=1) / UDP(dport=33434) / Raw(b'\0' * 1400),
+        'ttl1_icmp_error': eth / IP(src='10.0.1.2', dst='10.8.0.5', ttl=1) / ICMP(type=3, code=1) /
+        IP(src='10.8.0.5', dst='10.0.1.2') / UDP(),
+        'hlim1_udp': eth / IPv6(src='2001:db8:1::2', dst='2001:db8:8::5', hlim=1) / UDP(dport=33434) / Raw(b'\0' * 16),
+        'hlim1_ext': eth / IPv6(src='2001:db8:1::2', dst='2001:db8:8::5', hlim=1) / IPv6ExtHdrHopByHop() /
+        IPv6ExtHdrFragment(offset=0, m=1) / ICMPv6EchoRequest(),
+        'hlim1_error': eth / IPv6(src='2001:db8:1::2', dst='2001:db8:8::5', hlim=1) / ICMPv6TimeExceeded() /
+        IPv6(src='2001:db8:8::5', dst='2001:db8:1::2') / UDP(),
+        'unreach6': eth / IPv6(src='2001:db8:1::2', dst='2001:db8:77::1') / ICMPv6DestUnreach() / IPv6() / UDP(),
     }
 
 
@@ -181,6 +218,15 @@ WORDS = {
            'apply', 'default_action', 'implementation', 'action_selector', 'size', 'const', '{', '}', ';'],
 }
 
+# Byte strings for the binary targets, written as libFuzzer's "\xNN" escapes (JSON's \u and \b
+# escapes are not its syntax): EtherTypes, the ARP header for Ethernet/IPv4, ICMP / ICMPv6 types
+# with code 0, IPv4 and IPv6 header starts, next header 58 with hop limit 255.
+BINARY_WORDS = {
+    'local_frames': [b'\x08\x06', b'\x86\xdd', b'\x08\x00', b'\x81\x00', b'\x00\x01\x08\x00\x06\x04', b'\xff\x02',
+                     b'\x33\x33', b'\x87\x00', b'\x88\x00', b'\x80\x00', b'\x0b\x00', b'\x03\x00', b'\x45\x00',
+                     b'\x60\x00\x00\x00', b'\x3a\xff'],
+}
+
 
 def write(out, target, name, data):
     d = os.path.join(out, target)
@@ -198,6 +244,8 @@ def main():
         write(out, 'frames', n, d)
     for n, d in mac_control_seeds().items():
         write(out, 'mac_control', n, d)
+    for n, d in local_frames_seeds().items():
+        write(out, 'local_frames', n, bytes(d))
     for n, d in config_seeds().items():
         write(out, 'config', n, d)
     for n, d in CONTROL.items():
@@ -210,6 +258,10 @@ def main():
         with open(os.path.join(out, target + '.dict'), 'w') as f:
             for w in words:
                 f.write(json.dumps(w) + '\n')
+    for target, words in BINARY_WORDS.items():
+        with open(os.path.join(out, target + '.dict'), 'w') as f:
+            for w in words:
+                f.write('"' + ''.join(f'\\x{b:02x}' for b in w) + '"\n')
     return 0
 
 

@@ -81,6 +81,16 @@ def show_neighbours(r, a):
           [[n['port'], n['ip'], n['mac'] or '-', n['state'] + (' (static)' if n.get('static') else ''), n['held']] for n in r])
 
 
+def show_lldp(r, a):
+    def pfc(n):
+        return f"{n['pfc']['enable']:#04x}" if 'pfc' in n else '-'
+    table(['port', 'chassis', 'port_id', 'system', 'ttl', 'pfc_enable', 'ets_bw', 'app', 'mismatch'],
+          [[n['port'], n['chassis_id'], n['port_id'], n['system_name'] or '-', n['ttl'], pfc(n),
+            '/'.join(str(b) for b in n['ets']['bw_pct']) if 'ets' in n else '-',
+            ','.join(f"{x['protocol']}:{x['priority']}" for x in n['app'] if x['selector'] == 3) or '-',
+            'PFC' if n['pfc_mismatch'] else '-'] for n in r])
+
+
 def port_sums(p):
     """The figures the summary and watch show, from one port of the stats JSON (app/stats_json.cc)."""
     pfc, queues = p.get('pfc', {}), p.get('queues', [])

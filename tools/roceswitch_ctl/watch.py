@@ -31,6 +31,11 @@ def watch_frame(prev, cur, dt):
     out = io.StringIO()
     table(['port', 'link', 'rx_Gb/s', 'rx_Mpps', 'tx_Gb/s', 'tx_Mpps', 'pfc_tx/s', 'pfc_rx/s', 'ecn/s', 'drops/s',
            'queue_bytes'], rows, out)
+    # A NIC whose DCBX PFC vector differs from the switch's: its lossless classes are not lossless.
+    for n in cur.get('lldp', []):
+        if n.get('pfc_mismatch'):
+            out.write(f"DCBX MISMATCH on {n['port']}: {n.get('system_name') or n.get('chassis_id')} advertises PFC enable "
+                      f"{n.get('pfc', {}).get('enable', 0):#04x}\n")
     return head + out.getvalue()
 
 

@@ -44,7 +44,7 @@ void equal_flow(const HostFlowSpec& a, const HostFlowSpec& b, const std::string&
 
 void equal_port(const PortSpec& a, const PortSpec& b, const std::string& at) {
   RS_FIELD(name); RS_FIELD(kind); RS_FIELD(devargs); RS_MAC(mac); RS_FIELD(worker); RS_FIELD(admin_up);
-  RS_FIELD(addrs.size()); RS_FIELD(icmp_unreachable);
+  RS_FIELD(addrs.size()); RS_FIELD(icmp_unreachable); RS_FIELD(lldp);
   for (std::size_t i = 0; i < a.addrs.size() && i < b.addrs.size(); ++i)
     EXPECT_TRUE(a.addrs[i] == b.addrs[i]) << at << ".addrs[" << i << "] " << format_ip(a.addrs[i].addr) << " vs " << format_ip(b.addrs[i].addr);
   RS_FIELD(egress.speed_gbps); RS_FIELD(egress.sched); RS_FIELD(egress.weights);
@@ -120,6 +120,7 @@ void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const std::stri
   RS_FIELD(route_limits.v4); RS_FIELD(route_limits.v6); RS_FIELD(route_limits.v4_tbl8); RS_FIELD(route_limits.v6_tbl8);
   EXPECT_TRUE(a.copp == b.copp) << at << ".copp";
   EXPECT_TRUE(a.neighbours == b.neighbours) << at << ".neighbours";
+  EXPECT_TRUE(a.lldp == b.lldp) << at << ".lldp";
   RS_EACH(ports, equal_port);
   RS_EACH(groups, equal_group);
   RS_EACH(routes, equal_route);
@@ -337,9 +338,10 @@ TEST(ConfigDump, InterfacesAndNextHopsByIpRoundTrip) {
   const std::string y = R"(
 ports:
   - {name: a, devargs: x, ipv4: 10.0.1.1/24, ipv6: "2001:db8:1::1/64", icmp_unreachable: true}
-  - {name: b, devargs: y, ipv4: [10.0.2.1/24, 10.0.3.1/30], ipv6: ["2001:db8:2::1/64"]}
+  - {name: b, devargs: y, ipv4: [10.0.2.1/24, 10.0.3.1/30], ipv6: ["2001:db8:2::1/64"], lldp: true}
 copp: {arp: 100, ip2me: {pps: 50, burst: 5}}
 neighbours: {base_reachable_s: 2, retrans_s: 0.25, hold_packets: 5}
+lldp: {interval_s: 5, hold: 3, system_name: "leaf 1: rack A"}
 routes:
   - {prefix: 10.9.0.0/16, via: 10.0.2.2}
   - {prefix: "2001:db8:9::/48", nexthops: [{ip: "2001:db8:2::2"}, {ip: "2001:db8:1::7", weight: 2}]}

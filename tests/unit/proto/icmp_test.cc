@@ -17,9 +17,14 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "tests/support/frame_files.h"
 
 namespace rs::proto {
 namespace {
+
+using rs::test::write_pcap;
+using rs::test::run_python;
+using rs::test::unhex;
 
 using Bytes = std::vector<uint8_t>;
 
@@ -392,33 +397,6 @@ TEST(Icmp, TruncationAndCorruptionNeverReadPastTheBytes) {
 }
 
 // ---- scapy, an independent reader and writer -------------------------------------------------
-
-void write_pcap(const std::string& path, const std::vector<Bytes>& frames) {
-  std::ofstream o(path, std::ios::binary);
-  const uint32_t hdr[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};  // v2.4, Ethernet
-  o.write(reinterpret_cast<const char*>(hdr), sizeof hdr);
-  for (const auto& f : frames) {
-    const uint32_t rec[4] = {0, 0, static_cast<uint32_t>(f.size()), static_cast<uint32_t>(f.size())};
-    o.write(reinterpret_cast<const char*>(rec), sizeof rec);
-    o.write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size()));
-  }
-}
-
-std::vector<std::string> run_python(const std::string& script_path) {
-  std::vector<std::string> lines;
-  if (std::FILE* p = popen(("/usr/bin/python3 " + script_path + " 2>&1").c_str(), "r")) {
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, p)) lines.emplace_back(buf, strcspn(buf, "\n"));
-    pclose(p);
-  }
-  return lines;
-}
-
-Bytes unhex(const std::string& s) {
-  Bytes out;
-  for (std::size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-  return out;
-}
 
 TEST(Icmp, ScapyReadsWhatWeBuildAndWeAnswerWhatScapyBuilds) {
   if (std::system("/usr/bin/python3 -c 'import scapy.all' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with scapy";
