@@ -59,8 +59,12 @@ struct WorkerContext {
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {
-    if (port < kMaxPorts) counters->port_drops[port][static_cast<std::size_t>(r)].inc();
+    count_drop(r, port);
     rte_pktmbuf_free(m);
+  }
+  // The count alone, for a caller that frees a burst's drops together.
+  void count_drop(DropReason r, uint16_t port) {
+    if (port < kMaxPorts) counters->port_drops[port][static_cast<std::size_t>(r)].inc();
   }
   // A stage's trace record for one packet (only from a stage's traced body).
   void trace(const PacketMeta& pm, uint8_t edge, uint64_t a = 0, uint64_t b = 0) {
