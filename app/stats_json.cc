@@ -1,5 +1,7 @@
 #include "app/stats_json.h"
 
+#include <fmt/core.h>
+
 #include "app/routing_stats.h"
 
 namespace rs {
@@ -134,10 +136,22 @@ nlohmann::json stats_json(const Switch& sw) {
     workers.push_back({{"worker", wk.id}, {"loops", wk.counters.loops.get()}, {"rx_bursts", wk.counters.rx_bursts.get()}});
   }
   j["workers"] = workers;
+  if (const Fdb* fdb = sw.fdb()) {
+    // The FDB (first 1000 entries; `roceswitch-ctl fdb` lists them all) and its learning.
+    json rows = json::array();
+    for (const Fdb::Row& r : fdb->rows()) {
+      if (rows.size() == 1000) break;
+      rows.push_back({{"vlan", r.vlan},
+                      {"mac", fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", r.mac[0], r.mac[1], r.mac[2], r.mac[3], r.mac[4], r.mac[5])},
+                      {"port", r.port < sw.num_ports() ? sw.port(r.port).name : std::to_string(r.port)}});
+    }
+    j["bridge"] = {{"fdb_entries", fdb->size()}, {"learned", fdb->learned()}, {"moved", fdb->moved()},
+                   {"aged", fdb->aged()},        {"fdb_full", fdb->full()},     {"fdb", rows}};
+  }
   const SwitchTotals t = sw.totals();
   j["totals"] = {{"received", t.received}, {"sent", t.sent},         {"queued", t.queued},       {"in_flight", t.in_flight},
                  {"dropped", t.dropped},   {"mirrored", t.mirrored}, {"originated", t.originated},
-                 {"held", t.held},         {"balanced", t.balanced()}};
+                 {"held", t.held},         {"replicated", t.replicated},         {"balanced", t.balanced()}};
   // The switch's packet pool (a soak watches it stay flat), the per-lcore caches counted as free.
   j["mbufs"] = {{"size", sw.pool()->size}, {"in_use", rte_mempool_in_use_count(sw.pool())}};
   return j;

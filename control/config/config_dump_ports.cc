@@ -91,6 +91,12 @@ void write_ports(Out& o, const SwitchConfig& cfg) {
     }
     if (p.icmp_unreachable) o.kv("icmp_unreachable", true);
     if (p.lldp) o.kv("lldp", true);
+    if (p.bridged()) {
+      o.begin_map("vlan", true);
+      if (p.access_vlan) o.kv("access", p.access_vlan);
+      if (!p.tagged_vlans.empty()) o.list("tagged", p.tagged_vlans, [](uint16_t v) { return v; });
+      o.end_map();
+    }
     o.end_map();
   }
   o.end_seq();
@@ -107,6 +113,10 @@ void write_host_settings(Out& o, const SwitchConfig& cfg) {
   o.begin_map("neighbours", true).kv("base_reachable_s", real(n.base_reachable_s)).kv("delay_first_probe_s", real(n.delay_first_probe_s));
   o.kv("retrans_s", real(n.retrans_s)).kv("ucast_probes", n.ucast_probes).kv("mcast_probes", n.mcast_probes);
   o.kv("hold_packets", n.hold_packets).kv("gc_stale_s", real(n.gc_stale_s)).kv("max_entries", n.max_entries).end_map();
+  if (!cfg.vlans.empty()) o.list("vlans", cfg.vlans, [](uint16_t v) { return v; });
+  const BridgeConfig& b = cfg.bridge;
+  o.begin_map("bridge", true).kv("ageing_s", real(b.ageing_s)).kv("flood_pps", b.flood_pps).kv("flood_burst", b.flood_burst);
+  o.kv("fdb_size", b.fdb_size).end_map();
   const LldpConfig& l = cfg.lldp;
   o.begin_map("lldp", true).kv("interval_s", real(l.interval_s)).kv("hold", l.hold).ks("system_name", l.system_name);
   o.ks("system_description", l.system_description).end_map();

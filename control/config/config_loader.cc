@@ -15,6 +15,7 @@
 
 #include "control/config/config_reader.h"
 #include "control/config/lossless_config.h"
+#include "control/config/bridge_config.h"
 #include "control/config/fault_config.h"
 #include "control/config/interface_config.h"
 #include "control/config/mirror_config.h"
@@ -131,7 +132,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   // An empty file or a lone scalar: the message needs a place to name, as every other one has.
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (switch, ports, routes, ...)");
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
-                     "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours", "lldp"});
+                     "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours", "lldp", "vlans", "bridge"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -155,6 +156,8 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   }
   if (auto q = root["qos"]) read_qos(rd, q, cfg.qos);
 
+  if (auto x = root["vlans"]) read_vlans(rd, x, cfg);  // before the ports, which name them
+  if (auto x = root["bridge"]) read_bridge(rd, x, cfg.bridge);
   auto ports = root["ports"];
   if (!ports) rd.fail(root, "ports", "missing: a switch needs at least one port");
   rd.seq(ports, "ports");
@@ -165,7 +168,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
     const auto p = ports[i];
     const std::string pp = fmt::format("ports[{}]", i);
     rd.keys(p, pp, {"name", "kind", "devargs", "mac", "speed_gbps", "queues", "host", "worker", "cable_length_m", "admin", "faults",
-                   "ipv4", "ipv6", "icmp_unreachable", "lldp"});
+                   "ipv4", "ipv6", "icmp_unreachable", "lldp", "vlan"});
     PortSpec ps;
     if (!p["name"]) rd.fail(p, pp + ".name", "missing");
     ps.name = rd.str(p["name"], pp + ".name");
@@ -196,6 +199,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
     }
     if (auto x = p["faults"]) ps.faults = read_faults(rd, x, pp + ".faults");
     read_port_addresses(rd, p, pp, ps);
+    if (auto x = p["vlan"]) read_port_vlans(rd, x, pp + ".vlan", cfg, ps);
     cfg.ports.push_back(std::move(ps));
   }
   check_interface_overlap(rd, ports, cfg);

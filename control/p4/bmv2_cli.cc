@@ -24,7 +24,7 @@ using bmv2::number;
 GroupSpec spec_of(const std::string& name, const std::vector<std::pair<uint16_t, rte_ether_addr>>& members) {
   GroupSpec g;
   g.name = name;
-  for (auto& [port, mac] : members) g.members.push_back({.port = port, .mac = mac, .weight = 1});
+  for (auto& [port, mac] : members) g.members.push_back(static_member(port, mac));
   while (g.table_size < g.members.size()) g.table_size <<= 1;
   return g;
 }
@@ -109,7 +109,7 @@ void Bmv2Cli::sync_member(uint32_t mbr) {
     if (std::find(ms.begin(), ms.end(), mbr) != ms.end()) sync_group(g);
   if (const auto id = st_.group_id(member_name(mbr))) {
     GroupSpec g = *st_.group(*id);
-    g.members = {{.port = s_.members[mbr].port, .mac = s_.members[mbr].mac, .weight = 1}};
+    g.members = {static_member(s_.members[mbr].port, s_.members[mbr].mac)};
     st_.group_set(0, std::move(g));
   }
 }

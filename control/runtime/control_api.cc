@@ -65,6 +65,7 @@ constexpr Op kOps[] = {
     {"group.list", false, "[name]: groups with their policy, members and route count"},
     {"port.list", false, "ports with admin and link state"},
     {"mirror.list", false, "mirror sessions, with the copies made and lost"},
+    {"fdb.list", false, "the bridge's MAC table: vlan, mac, port, seconds since seen"},
     {"lldp.list", false, "LLDP neighbours per port: chassis and port IDs, system name, TTL, their DCBX PFC/ETS/application settings, pfc_mismatch"},
     {"neighbour.list", false, "the neighbour table (ARP / ND): port, ip, mac, state (incomplete, reachable, stale, delay, probe, failed), held packets"},
     {"counters", false, "[object]: every counter, or one port or group by name"},
@@ -299,6 +300,16 @@ json ControlApi::read(const std::string& op, const json& args) {
   if (op == "buffer.get") return json{{"yaml", buffer_get(state_)}};
   if (op == "neighbour.list") return local_ ? local_->neighbours_json() : json::array();
   if (op == "lldp.list") return local_ ? local_->lldp_json() : json::array();
+  if (op == "fdb.list") {
+    json out = json::array();
+    const Switch& sw = state_.sw();
+    if (const Fdb* fdb = sw.fdb())
+      for (const Fdb::Row& r : fdb->rows())
+        out.push_back({{"vlan", r.vlan},
+                       {"mac", fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", r.mac[0], r.mac[1], r.mac[2], r.mac[3], r.mac[4], r.mac[5])},
+                       {"port", r.port < sw.num_ports() ? sw.port(r.port).name : std::to_string(r.port)}});
+    return out;
+  }
   if (op.starts_with("capture.")) {
     if (!captures_) throw OpError{"", "this switch does not capture"};
     if (op == "capture.list") return captures_->list();

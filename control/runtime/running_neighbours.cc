@@ -39,7 +39,7 @@ void RunningState::neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_
   GroupSpec g;
   g.name = neighbour_group(ip);
   g.origin = GroupOrigin::Neighbour;
-  g.members.push_back(GroupMemberSpec{port, mac, 1, std::nullopt, true});
+  g.members.push_back(static_member(port, mac));
   if (group_id(g.name)) group_set(op, std::move(g));
   else group_add(op, std::move(g));
   route_add(op, host_route(ip), neighbour_group(ip), true);

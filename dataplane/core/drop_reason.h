@@ -49,7 +49,10 @@ namespace rs {
   X(MalformedLldp, "malformed_lldp")                                         \
   X(NeighborHoldFull, "neighbor_hold_full")                                  \
   X(NeighborFailed, "neighbor_failed")                                       \
-  X(LocalTxFull, "local_tx_full")
+  X(LocalTxFull, "local_tx_full")                                           \
+  X(VlanNotMember, "vlan_not_member")                                        \
+  X(BridgeFiltered, "bridge_filtered")                                       \
+  X(BridgeStorm, "bridge_storm")
 
 enum class DropReason : uint8_t {
 #define RS_X(id, name) id,

@@ -26,6 +26,8 @@ class TcQueueMap;
 class CaptureTap;
 class PortMirror;
 struct NexthopCounters;
+struct VlanTable;
+class Fdb;
 
 struct WorkerContext {
   uint16_t worker = 0;
@@ -56,6 +58,9 @@ struct WorkerContext {
   // with ICMP destination unreachable, one bit a port.
   rte_ring* punt = nullptr;
   uint64_t unreachable_ports = 0;
+  // The bridge (stages/bridge.h): VLAN membership and the FDB, null when the switch has no VLANs.
+  const VlanTable* vlans = nullptr;
+  Fdb* fdb = nullptr;
 
   // The one way a packet leaves the switch without being sent: counted, then freed.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {

@@ -23,6 +23,7 @@ struct alignas(64) WorkerCounters {
   Counter port_drops[kMaxPorts][kNumDropReasons];
   Counter loops;
   Counter rx_bursts;
+  Counter flood_copies;  // packets the bridge made to flood a frame to several ports
 };
 
 }  // namespace rs

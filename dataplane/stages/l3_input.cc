@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "dataplane/tables/vlan_table.h"
+
 namespace rs {
 
 // The trace words: what the parse found (the metadata's bytes 20..27: l3, flags, pcp, dscp,
@@ -11,6 +13,11 @@ void L3InputT<kForm>::trace(const PacketMeta& pm, uint8_t e, WorkerContext& ctx)
   uint64_t a;
   __builtin_memcpy(&a, &pm.l3, 8);
   ctx.trace(pm, e, a, uint64_t{pm.bth_opcode} << 56 | uint64_t{pm.dest_qp} << 32 | pm.flow_hash);
+}
+
+template <unsigned kForm>
+bool L3InputT<kForm>::bridged(const WorkerContext& ctx) {
+  return ctx.vlans && ((ctx.vlans->bridged >> (ctx.rx_port & 63)) & 1);
 }
 
 template <unsigned kForm>
@@ -32,6 +39,7 @@ std::string L3InputT<kForm>::format_trace(const TraceRecord& r) const {
   if (r.edge == kNextDrop) return "";
   if (r.edge == MacControl) return "mac control";
   if (r.edge == Local) return "for the switch";
+  if (r.edge == Bridge) return "bridged";
   std::string s = pm.l3 == L3Type::Ipv4 ? "ipv4" : "ipv6";
   if (pm.flags & meta_flag::kVlan) s += fmt::format(" vlan pcp {}", pm.pcp);
   if (pm.flags & meta_flag::kRoce) {

@@ -3,7 +3,9 @@
 // Edges: ipv4 and ipv6 to the route stages, mac_control for PAUSE/PFC frames, local for ARP
 // and LLDP frames when the switch has addresses of its own (the punt stage takes them to the
 // control plane; without addresses they are non-IP drops, as the route stages' `local` edge
-// carries the switch's IP packets); malformed and non-IP frames are dropped with their reason.
+// carries the switch's IP packets), bridge for every other frame of a port that is a VLAN member
+// (parsed and classified first, so bridged traffic is queued, paused and marked as routed
+// traffic is); malformed and non-IP frames are dropped with their reason.
 #pragma once
 #include "dataplane/core/step_stage.h"
 #include "dataplane/stages/classify.h"
@@ -18,8 +20,8 @@ template <unsigned kForm>
 class L3InputT final : public StepStage<L3InputT<kForm>> {
  public:
   static constexpr std::string_view kName = kForm ? "l3_input" : "l3_input_general";
-  enum Next : uint8_t { Ipv4, Ipv6, MacControl, Local };
-  static constexpr std::array<std::string_view, 4> kNext = {"ipv4", "ipv6", "mac_control", "local"};
+  enum Next : uint8_t { Ipv4, Ipv6, MacControl, Local, Bridge };
+  static constexpr std::array<std::string_view, 5> kNext = {"ipv4", "ipv6", "mac_control", "local", "bridge"};
   static constexpr uint8_t kChainEdge = Ipv4;
   enum Ctr : uint8_t { CIpv4, CIpv6, Vlan, Udp, Roce, Cnp, ByDscp, ByPcp, CnpToQueue };
   static constexpr std::array<std::string_view, 9> kCounters = {"ipv4", "ipv6",    "vlan",   "udp",         "roce",
@@ -31,10 +33,13 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
   struct Pass {
     uint32_t seed;
     const TcQueueMap* map;  // the QoS maps the control plane published, read once per burst
+    bool bridged;           // the burst's port is a VLAN member: its frames are switched by MAC
     parse::Tally p;
     uint32_t by_pcp = 0, cnp_steered = 0, not_ipv4 = 0;  // rare cases only (parse.h's Tally says why)
   };
-  Pass begin(const WorkerContext& ctx) const { return Pass{seed_, ctx.classify ? ctx.classify : &map_, {}}; }
+  Pass begin(const WorkerContext& ctx) const {
+    return Pass{seed_, ctx.classify ? ctx.classify : &map_, bridged(ctx), {}};
+  }
   template <bool kTrace>
   [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
     const parse::Parsed r = parse::parse_frame<kForm ? parse::kCommonShapeFirst : parse::kGeneral>(m, pm, t.seed, t.p);
@@ -58,6 +63,22 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
       }
       ++t.not_ipv4;
     }
+    if (t.bridged) [[unlikely]] {
+      // A MAC control frame acts on the port and LLDP goes to the switch; the rest of the
+      // link-local group 01-80-C2-00-00-0X (STP, LACP, 802.1X) a bridge never forwards
+      // (802.1Q 8.6.3); anything else is bridged but for what the parse found malformed.
+      const uint8_t* d = rte_pktmbuf_mtod(m, const uint8_t*);
+      const bool link_local = d[0] == 0x01 && d[1] == 0x80 && d[2] == 0xC2 && d[3] == 0 && d[4] == 0 && (d[5] & 0xF0) == 0;
+      if (e == Ipv4) ++t.not_ipv4;
+      if (e != MacControl && r != parse::Parsed::Lldp && (e != kNextDrop || pm.drop_reason == DropReason::NonIp)) {
+        if (link_local) {
+          pm.drop_reason = DropReason::BridgeFiltered;
+          e = kNextDrop;
+        } else {
+          e = Bridge;
+        }
+      }
+    }
     if constexpr (kTrace) trace(pm, e, ctx);
     return e;
   }
@@ -76,6 +97,7 @@ class L3InputT final : public StepStage<L3InputT<kForm>> {
   uint8_t process_one(rte_mbuf* m);
 
  private:
+  static bool bridged(const WorkerContext& ctx);
   static void trace(const PacketMeta& pm, uint8_t e, WorkerContext& ctx);
   uint32_t seed_;
   TcQueueMap map_;  // the maps the stage was built with, for a context that publishes none

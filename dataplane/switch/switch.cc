@@ -132,9 +132,27 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
                   }(), cfg.workers, cfg.seed, nullptr, {}), cfg.routes);
 
     if (cfg.has_addresses()) local_ = std::make_unique<LocalPath>(cfg.workers, port_owner_, static_cast<uint16_t>(ports_.size()), pool_);
+    if (cfg.has_bridge()) {
+      vlans_ = std::make_unique<VlanTable>();
+      for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+        const PortSpec& ps = cfg.ports[i];
+        const uint64_t bit = uint64_t{1} << i;
+        if (ps.access_vlan) {
+          vlans_->access[i] = ps.access_vlan;
+          vlans_->vlan[ps.access_vlan].members |= bit;
+        }
+        for (uint16_t v : ps.tagged_vlans) {
+          vlans_->vlan[v].members |= bit;
+          vlans_->vlan[v].tagged |= bit;
+        }
+        if (ps.bridged()) vlans_->bridged |= bit;
+      }
+      fdb_ = std::make_unique<Fdb>(cfg.bridge.fdb_size, cfg.workers, qsbr_);
+    }
     StageEnv env;
     env.qos = &cfg_.qos;
     env.copp = &cfg_.copp;
+    env.bridge = &cfg_.bridge;
     env.hash_seed = cfg.seed;
     for (uint16_t w = 0; w < cfg.workers; ++w) {
       auto wk = std::make_unique<Worker>(w, spec, env, cfg.seed);
@@ -153,6 +171,8 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       wk->ctx.port_mac = port_macs_.load()->mac.data();
       wk->ctx.port_owner = port_owner_;
       wk->ctx.num_ports = static_cast<uint16_t>(ports_.size());
+      wk->ctx.vlans = vlans_.get();
+      wk->ctx.fdb = fdb_.get();
       if (local_) {
         wk->ctx.punt = local_->punt_ring(w);
         wk->inject = local_->inject_ring(w);
@@ -181,6 +201,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     for (auto* r : rings_) rte_ring_free(r);
     workers_.clear();
     local_.reset();
+    fdb_.reset();
     egress_.clear();
     ports_.clear();
     sb_.reset();
@@ -206,6 +227,7 @@ Switch::~Switch() {
   }
   workers_.clear();
   local_.reset();
+  fdb_.reset();
   egress_.clear();
   ports_.clear();
   fib_.clear();
@@ -310,11 +332,16 @@ void Switch::poll_links(uint64_t now_ns) {
   const auto& ev = cfg_.link_events;
   for (; next_event_ < ev.size() && now_ns >= start_ns_ + ev[next_event_].at_ns; ++next_event_)
     admin_up_[ev[next_event_].port] = ev[next_event_].up;
+  // Learning first, so a station reported just before its port went down is flushed with it.
+  if (fdb_) fdb_->poll(now_ns, static_cast<uint64_t>(cfg_.bridge.ageing_s * 1e9));
   for (std::size_t p = 0; p < ports_.size(); ++p) {
     const auto port = static_cast<uint16_t>(p);
     const bool up = admin_up_[p] && ports_[p]->carrier();
     if (up == load_.link_up(port)) continue;
-    if (!up) link_down_events_[p].inc();
+    if (!up) {
+      link_down_events_[p].inc();
+      if (fdb_) fdb_->flush_port(port);  // its stations are no longer behind it
+    }
     load_.set_link(port, up);
   }
 }
@@ -412,6 +439,7 @@ SwitchTotals Switch::totals() const {
   }
   for (auto* r : rings_) t.in_flight += rte_ring_count(r);
   t.mirrored = mirror_->copies();
+  for (auto& w : workers_) t.replicated += w->counters.flood_copies.get();
   if (local_) {
     t.in_flight += local_->in_flight();
     t.originated = local_->originated();

@@ -13,6 +13,8 @@
 #include "dataplane/stages/classify.h"
 #include "dataplane/switch/fib_writer.h"
 #include "dataplane/switch/local_path.h"
+#include "dataplane/tables/fdb.h"
+#include "dataplane/tables/vlan_table.h"
 #include "dataplane/switch/switch_config.h"
 #include "dataplane/switch/worker.h"
 #include "dataplane/ports/capture_tap.h"
@@ -34,7 +36,10 @@ struct SwitchTotals {
   uint64_t mirrored = 0;   // mirror copies made: packets the switch created
   uint64_t originated = 0; // frames the control plane made (ARP, ND, ICMP)
   uint64_t held = 0;       // packets the control plane holds while their next hop is resolved
-  bool balanced() const { return received + mirrored + originated == sent + queued + in_flight + dropped + held; }
+  uint64_t replicated = 0; // copies the bridge made to flood a frame to several ports
+  bool balanced() const {
+    return received + mirrored + originated + replicated == sent + queued + in_flight + dropped + held;
+  }
 };
 
 class Switch {
@@ -92,6 +97,9 @@ class Switch {
     sb_->reclaim();
     writer_->catch_up();
   }
+  // The bridge's FDB (tables/fdb.h) and VLANs: null when the switch has no VLANs. The link
+  // monitor (poll_links) learns, ages and flushes it.
+  const Fdb* fdb() const { return fdb_.get(); }
   // The control plane's packets (switch/local_path.h): null when no port has an address.
   LocalPath* local() { return local_.get(); }
   const LocalPath* local() const { return local_.get(); }
@@ -166,6 +174,8 @@ class Switch {
   std::unique_ptr<CaptureTap> tap_;
   std::unique_ptr<PortMirror> mirror_;
   std::unique_ptr<LocalPath> local_;
+  std::unique_ptr<VlanTable> vlans_;
+  std::unique_ptr<Fdb> fdb_;
   QosMaps qos_;  // what classify_ was compiled from
 };
 

@@ -18,6 +18,7 @@
 #include "dataplane/tm/queue/queue_config.h"
 #include "dataplane/tables/fib.h"
 #include "dataplane/tables/copp.h"
+#include "dataplane/tables/vlan_table.h"
 #include "dataplane/tables/qos_maps.h"
 
 namespace rs {
@@ -46,7 +47,14 @@ struct PortSpec {
   std::vector<InterfaceAddress> addrs;  // router interface addresses, IPv4 and IPv6
   bool icmp_unreachable = false;        // answer a miss from this port with ICMP unreachable
   bool lldp = false;                    // send LLDP with DCBX TLVs out of this port
+  // VLAN membership (802.1Q): untagged frames belong to `access` (0: none), tagged ones to their
+  // VLAN when it is in `tagged`. A port in some VLAN is bridged: its frames are switched by MAC
+  // within the VLAN (bridge stage), not routed.
+  uint16_t access_vlan = 0;
+  std::vector<uint16_t> tagged_vlans;
+  bool bridged() const { return access_vlan != 0 || !tagged_vlans.empty(); }
 };
+
 
 // What the switch says of itself in LLDP (every port that sends it).
 struct LldpConfig {
@@ -80,6 +88,13 @@ struct GroupMemberSpec {
   std::optional<IpAddr> via;
   bool resolved = true;
 };
+// A member with its MAC given, weight 1.
+inline GroupMemberSpec static_member(uint16_t port, const rte_ether_addr& mac) {
+  GroupMemberSpec m;
+  m.port = port;
+  m.mac = mac;
+  return m;
+}
 
 // A routing policy by name, with the parameters given (the rest take the policy's defaults).
 struct PolicySpec {
@@ -139,6 +154,9 @@ struct SwitchConfig {
   CoppConfig copp;                // what each port may punt to the control plane
   NeighbourConfig neighbours;
   LldpConfig lldp;
+  std::vector<uint16_t> vlans;  // the VLANs the bridge has (1..4094)
+  BridgeConfig bridge;
+  bool has_bridge() const { return !vlans.empty(); }
   // Whether some port has an address: then the switch runs its control plane's packet path
   // (ARP, ND, ICMP, neighbours).
   // (or sends LLDP, which the same path carries).

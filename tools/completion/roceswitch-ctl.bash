@@ -51,7 +51,7 @@ _roceswitch_ctl() {
 
     local list="" opts="-h --help --socket --timeout"
     case "${pos[0]:-}" in
-        "") list="route group port mirror buffer qos counters neighbours lldp config state limits ops batch p4 trace capture raw watch" ;;
+        "") list="route group port mirror buffer qos counters neighbours lldp fdb config state limits ops batch p4 trace capture raw watch" ;;
         route)
             case "${pos[1]:-}" in
                 "") list="add del list" ;;

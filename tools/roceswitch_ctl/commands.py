@@ -7,7 +7,7 @@ import json
 from .args import int_map, keyvals, members, nexthops_arg, opt, per_queue, policy_value, positive, tc_policy
 from .client import DEFAULT_SOCKET, PROG, UsageError
 from .runners import run_batch, run_buffer_set, run_capture, run_p4, run_raw, run_trace
-from .show import (show_counters, show_dump, show_groups, show_limits, show_lldp, show_mirrors, show_neighbours, show_ops, show_ports,
+from .show import (show_counters, show_dump, show_fdb, show_groups, show_limits, show_lldp, show_mirrors, show_neighbours, show_ops, show_ports,
                    show_qos, show_routes)
 from .watch import run_watch
 
@@ -104,6 +104,7 @@ COMMANDS = [
     Cmd('mirror del', 'remove a mirror session', 'mirror.del', [A('name')], lambda a: {'name': a.name}),
     Cmd('mirror list', 'mirror sessions, with the copies made and lost', 'mirror.list', show=show_mirrors),
     Cmd('neighbours', 'the neighbour table (ARP / ND): port, address, MAC, state', 'neighbour.list', show=show_neighbours),
+    Cmd('fdb', "the bridge's MAC table (learned addresses per VLAN and port)", 'fdb.list', show=show_fdb),
     Cmd('lldp', "LLDP neighbours and their DCBX settings (PFC, ETS, RoCE's application priority)", 'lldp.list', show=show_lldp),
     Cmd('counters', 'counters: a table a port, or one port or group', 'counters',
         [A('object', nargs='?', help='a port or group name')], lambda a: opt(object=a.object), show=show_counters),

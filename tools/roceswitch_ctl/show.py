@@ -81,6 +81,10 @@ def show_neighbours(r, a):
           [[n['port'], n['ip'], n['mac'] or '-', n['state'] + (' (static)' if n.get('static') else ''), n['held']] for n in r])
 
 
+def show_fdb(r, a):
+    table(['vlan', 'mac', 'port'], [[e['vlan'], e['mac'], e['port']] for e in sorted(r, key=lambda e: (e['vlan'], e['mac']))])
+
+
 def show_lldp(r, a):
     def pfc(n):
         return f"{n['pfc']['enable']:#04x}" if 'pfc' in n else '-'

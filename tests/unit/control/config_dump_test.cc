@@ -44,7 +44,7 @@ void equal_flow(const HostFlowSpec& a, const HostFlowSpec& b, const std::string&
 
 void equal_port(const PortSpec& a, const PortSpec& b, const std::string& at) {
   RS_FIELD(name); RS_FIELD(kind); RS_FIELD(devargs); RS_MAC(mac); RS_FIELD(worker); RS_FIELD(admin_up);
-  RS_FIELD(addrs.size()); RS_FIELD(icmp_unreachable); RS_FIELD(lldp);
+  RS_FIELD(addrs.size()); RS_FIELD(icmp_unreachable); RS_FIELD(lldp); RS_FIELD(access_vlan); RS_FIELD(tagged_vlans);
   for (std::size_t i = 0; i < a.addrs.size() && i < b.addrs.size(); ++i)
     EXPECT_TRUE(a.addrs[i] == b.addrs[i]) << at << ".addrs[" << i << "] " << format_ip(a.addrs[i].addr) << " vs " << format_ip(b.addrs[i].addr);
   RS_FIELD(egress.speed_gbps); RS_FIELD(egress.sched); RS_FIELD(egress.weights);
@@ -82,7 +82,9 @@ void equal_port(const PortSpec& a, const PortSpec& b, const std::string& at) {
 
 void equal_member(const GroupMemberSpec& a, const GroupMemberSpec& b, const std::string& at) {
   RS_FIELD(port); RS_MAC(mac); RS_FIELD(weight); RS_FIELD(resolved); RS_FIELD(via.has_value());
-  if (a.via && b.via) EXPECT_EQ(format_ip(*a.via), format_ip(*b.via)) << at << ".via";
+  if (a.via && b.via) {
+    EXPECT_EQ(format_ip(*a.via), format_ip(*b.via)) << at << ".via";
+  }
 }
 
 void equal_group(const GroupSpec& a, const GroupSpec& b, const std::string& at) {
@@ -121,6 +123,8 @@ void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const std::stri
   EXPECT_TRUE(a.copp == b.copp) << at << ".copp";
   EXPECT_TRUE(a.neighbours == b.neighbours) << at << ".neighbours";
   EXPECT_TRUE(a.lldp == b.lldp) << at << ".lldp";
+  RS_FIELD(vlans);
+  EXPECT_TRUE(a.bridge == b.bridge) << at << ".bridge";
   RS_EACH(ports, equal_port);
   RS_EACH(groups, equal_group);
   RS_EACH(routes, equal_route);
@@ -339,6 +343,10 @@ TEST(ConfigDump, InterfacesAndNextHopsByIpRoundTrip) {
 ports:
   - {name: a, devargs: x, ipv4: 10.0.1.1/24, ipv6: "2001:db8:1::1/64", icmp_unreachable: true}
   - {name: b, devargs: y, ipv4: [10.0.2.1/24, 10.0.3.1/30], ipv6: ["2001:db8:2::1/64"], lldp: true}
+  - {name: c, devargs: z, vlan: {access: 10, tagged: [20, 30]}}
+  - {name: d, devargs: w, vlan: {tagged: [10]}}
+vlans: [10, 20, 30]
+bridge: {ageing_s: 60, flood_pps: 5000, flood_burst: 50, fdb_size: 4096}
 copp: {arp: 100, ip2me: {pps: 50, burst: 5}}
 neighbours: {base_reachable_s: 2, retrans_s: 0.25, hold_packets: 5}
 lldp: {interval_s: 5, hold: 3, system_name: "leaf 1: rack A"}
@@ -371,7 +379,7 @@ routes:
   GroupSpec n;
   n.name = std::string(kNeighbourGroupPrefix) + "10.0.1.2";
   n.origin = GroupOrigin::Neighbour;
-  n.members.push_back(GroupMemberSpec{0, rte_ether_addr{{2, 0, 0, 0, 0, 2}}, 1, std::nullopt, true});
+  n.members.push_back(static_member(0, rte_ether_addr{{2, 0, 0, 0, 0, 2}}));
   c.groups.push_back(n);
   RouteSpec r{};
   r.addr[0] = 10, r.addr[2] = 1, r.addr[3] = 2;

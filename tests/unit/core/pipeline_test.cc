@@ -89,13 +89,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadGraph{"unwired_edge", "nodes: [{name: l3_input, next: {ipv4: mac_control, ipv6: mac_control}}, {name: mac_control}]",
                  "edge 'mac_control' of stage 'l3_input' is not wired"},
         BadGraph{"undeclared_edge",
-                 "nodes: [{name: l3_input, next: {ipv4: mac_control, ipv6: mac_control, mac_control: mac_control, local: mac_control,"
+                 "nodes: [{name: l3_input, next: {ipv4: mac_control, ipv6: mac_control, mac_control: mac_control, local: mac_control, bridge: mac_control,"
                  " teleport: mac_control}}, {name: mac_control}]",
                  "has no edge 'teleport'"},
-        BadGraph{"unknown_target", "nodes: [{name: l3_input, next: {ipv4: nowhere, ipv6: nowhere, mac_control: nowhere, local: nowhere}}]",
+        BadGraph{"unknown_target", "nodes: [{name: l3_input, next: {ipv4: nowhere, ipv6: nowhere, mac_control: nowhere, local: nowhere, bridge: nowhere}}]",
                  "unknown node 'nowhere'"},
         BadGraph{"cycle",
-                 "nodes: [{name: l3_input, next: {ipv4: a, ipv6: a, mac_control: mac_control, local: mac_control}},"
+                 "nodes: [{name: l3_input, next: {ipv4: a, ipv6: a, mac_control: mac_control, local: mac_control, bridge: mac_control}},"
                  " {name: a, stage: nexthop_select, next: {rewrite: b}}, {name: b, stage: nexthop_select, next: {rewrite: a}},"
                  " {name: mac_control}]",
                  "cycle"},

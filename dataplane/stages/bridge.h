@@ -1,0 +1,44 @@
+// bridge: L2 switching within 802.1Q VLANs, for the frames of ports that are VLAN members
+// (l3_input's `bridge` edge, after the parse and the classification, so a bridged frame has its
+// traffic class, queue, PFC and ECN as a routed one does). Per frame: its VLAN (the tag's, if
+// the port carries it tagged, else the port's access VLAN; else vlan_not_member); its source
+// MAC learned (the FDB, tables/fdb.h: new or moved sources reported to the control thread, known
+// ones refreshed); its destination looked up: a known unicast MAC goes to its port (not back to
+// the port it came from: bridge_filtered), anything else is flooded to the VLAN's other member
+// ports whose link is up, within the ingress port's storm limit (bridge_storm). On the way out
+// the tag is pushed or popped as the egress port carries the VLAN, and the frame is enqueued as
+// rewrite_enqueue enqueues (stages/enqueue.h). Every frame is consumed.
+#pragma once
+#include <array>
+
+#include "dataplane/core/stage.h"
+#include "dataplane/stages/enqueue.h"
+#include "dataplane/tables/vlan_table.h"
+
+namespace rs {
+
+class Bridge final : public StageBase<Bridge> {
+ public:
+  static constexpr std::string_view kName = "bridge";
+  static constexpr std::array<std::string_view, 0> kNext = {};
+  enum Ctr : uint8_t { Forwarded, Flooded, FloodCopies, LearnReports, LearnRingFull, TagPushed, TagPopped, NoMbuf };
+  static constexpr std::array<std::string_view, 8> kCounters = {"forwarded",   "flooded",    "flood_copies", "learn_reports",
+                                                                "learn_ring_full", "tag_pushed", "tag_popped",   "flood_no_mbuf"};
+
+  explicit Bridge(const StageEnv& env);
+  uint8_t process(Burst& in, uint8_t* next, WorkerContext& ctx) override;
+  std::string format_trace(const TraceRecord& r) const override;
+
+ private:
+  // Sends `m` out of `port` in VLAN `vlan`, its tag made as the port carries the VLAN.
+  void out(rte_mbuf* m, uint16_t port, uint16_t vlan, const EnqueueTables& q, WorkerContext& ctx,
+           std::array<uint32_t, kCounters.size()>& tally) const;
+  // GCRA per ingress port for floods: the earliest time the next flood conforms.
+  uint64_t interval_ns_ = 0, tolerance_ns_ = 0;
+  // How often a known source's last-seen time is written: often enough that an active station
+  // never ages out, rarely enough that its entry's line is not written every frame.
+  uint64_t refresh_ns_ = 0;
+  std::array<uint64_t, kMaxPorts> tat_{};
+};
+
+}  // namespace rs
