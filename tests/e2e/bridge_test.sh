@@ -24,6 +24,9 @@
 #     note, where the switch does not see the link go down: net_af_packet in DPDK 22.11)
 #   6 SIGINT: exit 0, books balanced, stats "bridge": learned >= 5, aged >= 1, fdb_entries = fdb
 #
+# The switch's process, its control socket (ctl), cleanup and the PASS/FAIL plumbing are
+# switch_lib.sh (shared with router_lib.sh); the topology, configuration and checks are here.
+#
 # Usage: bridge_test.sh ROCESWITCH [ROCESWITCH-CTL]. Root; exit 77 (SKIP) without namespaces.
 set -euo pipefail
 ROCESWITCH="${1:-}"
@@ -39,43 +42,18 @@ HAVE_ARPING="" HAVE_TSHARK=""
 if command -v arping >/dev/null; then HAVE_ARPING=1; else log "note: no arping (iputils-arping): check 2 sends its ARP requests with ping"; fi
 if command -v tshark >/dev/null; then HAVE_TSHARK=1; else log "note: no tshark: check 2 compares interface rx counters"; fi
 
-ID=$$
+# shellcheck source=switch_lib.sh
+source "$(dirname "$0")/switch_lib.sh"
 NS_A="rs-br-a-$ID" NS_B="rs-br-b-$ID" NS_C="rs-br-c-$ID" NS_D="rs-br-d-$ID" NS_SW="rs-br-sw-$ID"
 IF_A="ha$ID" IF_B="hb$ID" IF_C="hc$ID" IF_D="hd$ID"  # <= 12 characters, so "$IF_C.20" fits 15
 SW_A="sa$ID" SW_B="sb$ID" SW_C="sc$ID" SW_D="sd$ID"
 IF_C10="$IF_C.10" IF_C20="$IF_C.20"
 MAC_A=02:00:00:00:bb:01 MAC_B=02:00:00:00:bb:02 MAC_C=02:00:00:00:bb:03 MAC_D=02:00:00:00:bb:04
 AGEING_S=5
-
-T="$(mktemp -d -t rs-e2e-bridge.XXXXXX)"
-SOCK="$T/ctl.sock"
-SW_PID=""
-BG_PIDS=() CAP_PIDS=()
-cleanup() {
-  # Only what this script started and created, by PID and by its unique names.
-  local p
-  for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  if [ -n "$SW_PID" ]; then kill -KILL "$SW_PID" 2>/dev/null || true; wait "$SW_PID" 2>/dev/null || true; fi
-  for p in "$NS_A" "$NS_B" "$NS_C" "$NS_D" "$NS_SW"; do ip netns del "$p" 2>/dev/null || true; done
-  for p in "$IF_A" "$IF_B" "$IF_C" "$IF_D" "$SW_A" "$SW_B" "$SW_C" "$SW_D"; do ip link del "$p" 2>/dev/null || true; done
-  rm -rf "/var/run/dpdk/rs-$TEST_NAME-sw-$ID" "$T"
-}
-trap cleanup EXIT
-
-in_ns() { local ns="$1"; shift; ip netns exec "$ns" "$@"; }
-indent() { sed 's/^/    | /' "$@"; }
-now_ms() { local t="${EPOCHREALTIME/[.,]/}"; echo $((t / 1000)); }
-fmt_ms() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
-
-# expect WHAT EXPECTED CMD...: one check; CMD leaves what it saw in SEEN.
-SEEN=""
-expect() {
-  local what="$1" want="$2" verdict=PASS
-  shift 2
-  SEEN="(nothing)" CHECKS=$((CHECKS + 1))
-  "$@" || { verdict=FAIL; FAILURES=$((FAILURES + 1)); }
-  log "$verdict $what: expected $want; seen $SEEN"
-}
+RIG_NETNS=("$NS_A" "$NS_B" "$NS_C" "$NS_D" "$NS_SW")
+RIG_LINKS=("$IF_A" "$IF_B" "$IF_C" "$IF_D" "$SW_A" "$SW_B" "$SW_C" "$SW_D")
+make_scratch bridge
+CAP_PIDS=()  # the tshark captures of check 2 (in BG_PIDS too)
 
 # bj MODE FILE ARGS...: the FDB list and the stage counters (Debian's python, standard library).
 bj() {
@@ -200,40 +178,7 @@ port() { printf '  - {name: %s, kind: ethdev, devargs: "net_af_packet%s,iface=%s
   port 3 pd "$SW_D" 02:00:00:00:00:04 "{access: 20}"
   echo "bridge: {ageing_s: $AGEING_S, flood_pps: 100000, flood_burst: 1000, fdb_size: 16384}"
 } >"$T/switch.yaml"
-log "switch configuration:"
-indent "$T/switch.yaml"
-
-# ctl ARGS...: roceswitch-ctl on the switch's socket; output in $T/ctl.out, exit code in CTL_RC.
-ctl() { set +e; timeout 20 "$CTL" --socket "$SOCK" --timeout 5 "$@" >"$T/ctl.out" 2>&1; CTL_RC=$?; set -e; }
-# require_alive WHAT: a switch that died leaves nothing to check: say so, show why, and stop.
-require_alive() {
-  kill -0 "$SW_PID" 2>/dev/null && return 0
-  CHECKS=$((CHECKS + 1)) FAILURES=$((FAILURES + 1))
-  log "FAIL roceswitch is running before: $1: expected the process $SW_PID alive; seen it gone"
-  indent "$T/switch.log" | tail -n 40
-  SW_PID=""
-  finish
-}
-# `ip netns exec` execs the switch, so $! is the switch itself (SIGINT reaches it).
-# shellcheck disable=SC2046
-ip netns exec "$NS_SW" "$ROCESWITCH" $(eal_args sw) -- --config "$T/switch.yaml" --duration 0 \
-  --stats-json "$T/stats.json" --control-socket "$SOCK" --quiet >"$T/switch.log" 2>&1 &
-SW_PID=$!
-start_ok() {
-  local i
-  for ((i = 0; i < 600; i++)); do
-    if grep -qs 'running until SIGINT' "$T/switch.log" && [ -S "$SOCK" ]; then
-      ctl state hash
-      [ "$CTL_RC" -eq 0 ] && { SEEN="running, control socket answers after $(fmt_ms $((i * 100))) s"; return 0; }
-    fi
-    kill -0 "$SW_PID" 2>/dev/null || { set +e; wait "$SW_PID"; SEEN="exited with code $? during start-up" SW_PID=""; set -e; return 1; }
-    sleep 0.1
-  done
-  SEEN="no 'running until SIGINT' and a control socket within 60 s"
-  return 1
-}
-expect "roceswitch starts as a bridge" "running, its control socket answering, within 60 s" start_ok
-if [ "$FAILURES" -ne 0 ]; then indent "$T/switch.log" | tail -n 40; finish; fi
+start_switch "roceswitch starts as a bridge"
 
 # --- 1: ping within the VLANs ---------------------------------------------------------------
 # ping_ok NS DST [COUNT]: COUNT (3) of COUNT echoes answered, every reply with TTL 64 (bridged).
@@ -418,38 +363,19 @@ if [ "$LINK" = down ]; then
   flush_ok() { SEEN="before: $PRE; after pd's link went down:${HIST}"; [ "$PRE" = present ] && [ -n "$GONE_MS" ]; }
   expect "5b D's entry after D's link goes down" "present, then absent within 3 s (flushed, before ageing_s = $AGEING_S s)" flush_ok
 else
-  log "SKIP 5b flush on link down: the switch has pd's link '$LINK' 3 s after D's end went down (its PMD reports no carrier change)"
+  note_skip "5b flush on link down: the switch has pd's link '$LINK' 3 s after D's end went down (its PMD reports no carrier change)"
 fi
 in_ns "$NS_D" ip link set dev "$IF_D" up
 
 # --- 6: stop and read the books -------------------------------------------------------------
-require_alive "SIGINT"
-kill -INT "$SW_PID"
-for ((i = 0; i < 150; i++)); do kill -0 "$SW_PID" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$SW_PID" 2>/dev/null; then
-  RC="still running 15 s after SIGINT"
-  kill -KILL "$SW_PID" 2>/dev/null || true; wait "$SW_PID" 2>/dev/null || true
-else
-  set +e; wait "$SW_PID"; RC=$?; set -e
-fi
-SW_PID=""
-indent "$T/switch.log" | tail -n 20
-rc_ok() { SEEN="$RC"; [ "$RC" = 0 ]; }
-expect "6 roceswitch exits after SIGINT" "exit code 0 within 15 s" rc_ok
-S="$T/stats.json"
+stop_switch 6
 if [ -s "$S" ]; then
-  log "stats drops: $(json_get "$S" "j.get('drops')")"
   log "stats bridge stage: $(json_get "$S" "[s for s in j.get('stages', []) if s.get('node') == 'bridge']")"
-  balanced_ok() { SEEN="totals $(json_get "$S" "j.get('totals')")"; json_true "$S" "j['totals']['balanced'] is True" 2>/dev/null; }
-  expect "6 stats: the books balance" "totals.balanced true" balanced_ok
   BR="{k: v for k, v in j['bridge'].items() if k != 'fdb'} if 'bridge' in j else 'no bridge'"
   bridge_ok() { SEEN="bridge $(json_get "$S" "$BR")"; json_true "$S" "j['bridge']['learned'] >= 5 and j['bridge']['aged'] >= 1" 2>/dev/null; }
   expect "6 stats: \"bridge\"" "learned >= 5, aged >= 1" bridge_ok
   # fdb_entries counts the table; fdb lists it (its first 1000 entries).
   rows_ok() { SEEN="fdb_entries $(json_get "$S" "j['bridge']['fdb_entries']"), fdb: $(bj fdb "$S" stats)"; json_true "$S" "j['bridge']['fdb_entries'] == len(j['bridge']['fdb'])" 2>/dev/null; }
   expect "6 stats: bridge.fdb_entries = the entries of bridge.fdb" "equal (fewer than 1000)" rows_ok
-else
-  no_stats() { SEEN="no file $S"; return 1; }
-  expect "6 stats JSON written at exit" "a non-empty $S" no_stats
 fi
 finish

@@ -2,14 +2,16 @@
 # The rig of router_interfaces_test.sh (sourced, not run): three Linux hosts in network
 # namespaces, each on a veth pair to a fourth namespace where the router runs (roceswitch through
 # net_af_packet, or the namespace's own kernel when ROUTER=kernel), and what the checks use to
-# drive it: names, MACs and NUD timers, the scratch directory and the EXIT trap that removes
-# everything made here, the PASS/FAIL plumbing (expect), the JSON reader of neighbour tables and
-# stats (nb), building the topology, the switch's configuration, starting it, its control socket
-# (ctl) and its neighbour table (neigh_snapshot).
+# drive it: names, MACs and NUD timers, the JSON reader of neighbour tables and stats (nb),
+# building the topology, the switch's configuration and its neighbour table (neigh_snapshot).
+# What any switch test needs (scratch directory and cleanup, expect, starting and stopping the
+# switch, ctl) is switch_lib.sh, sourced here.
 # The sourcing script has sourced ../integration/common.sh and set ROCESWITCH, CTL, ROUTER
 # (roceswitch or kernel) and skip() (exit 77 with a note) before sourcing this.
 
-ID=$$
+# shellcheck source=switch_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/switch_lib.sh"
+
 NS_A="rs-ri-a-$ID" NS_B="rs-ri-b-$ID" NS_C="rs-ri-c-$ID" NS_SW="rs-ri-sw-$ID"
 IF_A="ra$ID" IF_B="rb$ID" IF_C="rc$ID" SW_A="sa$ID" SW_B="sb$ID" SW_C="sc$ID"  # <= 15 characters
 HOST_A_MAC=02:00:00:00:aa:01 HOST_B_MAC=02:00:00:00:aa:02 HOST_C_MAC=02:00:00:00:aa:03
@@ -17,48 +19,13 @@ PORT_A_MAC=02:00:00:00:00:01 PORT_B_MAC=02:00:00:00:00:02 PORT_C_MAC=02:00:00:00
 # The switch's neighbour timers (Linux's NUD names), short so that a failure shows in seconds.
 BASE_REACHABLE_MS=2000 DELAY_FIRST_PROBE_MS=1000 RETRANS_MS=200 UCAST_PROBES=3 MCAST_PROBES=3 HOLD_PACKETS=3
 
-T="$(mktemp -d -t rs-e2e-router.XXXXXX)"
-SOCK="$T/ctl.sock"
-SW_PID=""
-BG_PIDS=()
-cleanup() {
-  # Only what this script started and created, by PID and by its unique names.
-  local p
-  for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  if [ -n "$SW_PID" ]; then
-    kill -KILL "$SW_PID" 2>/dev/null || true
-    wait "$SW_PID" 2>/dev/null || true
-  fi
-  for ns in "$NS_A" "$NS_B" "$NS_C" "$NS_SW"; do ip netns del "$ns" 2>/dev/null || true; done
-  # A veth left in the root namespace by a half-finished setup.
-  for p in "$IF_A" "$IF_B" "$IF_C" "$SW_A" "$SW_B" "$SW_C"; do ip link del "$p" 2>/dev/null || true; done
-  # The switch's DPDK runtime directory: its file prefix is this script's (common.sh eal_args).
-  rm -rf "/var/run/dpdk/rs-$TEST_NAME-sw-$ID"
-  rm -rf "$T"
-}
-trap cleanup EXIT
+RIG_NETNS=("$NS_A" "$NS_B" "$NS_C" "$NS_SW")
+RIG_LINKS=("$IF_A" "$IF_B" "$IF_C" "$SW_A" "$SW_B" "$SW_C")
+make_scratch router
 
-in_ns() { local ns="$1"; shift; ip netns exec "$ns" "$@"; }
-indent() { sed 's/^/    | /' "$@"; }
 secs() { awk -v m="$1" 'BEGIN { printf "%g", m / 1000 }'; }  # milliseconds -> seconds for YAML
-now_ms() { local t="${EPOCHREALTIME/[.,]/}"; echo $((t / 1000)); }
-fmt_ms() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
-
-# expect WHAT EXPECTED CMD...: one check. CMD leaves what it saw in SEEN; PASS or FAIL with both.
-SEEN=""
-expect() {
-  local what="$1" want="$2"
-  shift 2
-  SEEN="(nothing)"
-  CHECKS=$((CHECKS + 1))
-  if "$@"; then
-    log "PASS $what: expected $want; seen $SEEN"
-  else
-    log "FAIL $what: expected $want; seen $SEEN"
-    FAILURES=$((FAILURES + 1))
-  fi
-}
-note_skip() { log "SKIP $*"; }
+# The router is alive: roceswitch's process, or always in the kernel reference mode.
+switch_alive() { [ "$ROUTER" = kernel ] || kill -0 "$SW_PID" 2>/dev/null; }
 
 # nb MODE FILE ARGS...: JSON helpers (Debian's python, standard library) on the neighbour lists
 # and the drop counters.
@@ -130,8 +97,6 @@ elif mode == 'valid':  # FILE [stats]: every entry {port, ip, mac, state} with a
 elif mode == 'sum':  # FILE KEY: the sum of every number under KEY anywhere, and where
     found = list(walk(j, sys.argv[3]))
     print(sum(v for _, v in found), ' '.join('%s=%s' % f for f in found) or 'nowhere')
-elif mode == 'get-path':  # FILE EXPR on j
-    print(json.dumps(eval(sys.argv[3])))
 PYEOF
 }
 
@@ -254,56 +219,6 @@ EOF
 }
 
 # --- the router -----------------------------------------------------------------------------
-# ctl ARGS...: roceswitch-ctl on the switch's socket; output in $T/ctl.out (stderr included), exit code in CTL_RC.
-ctl() {
-  set +e
-  timeout 20 "$CTL" --socket "$SOCK" --timeout 5 "$@" >"$T/ctl.out" 2>&1
-  CTL_RC=$?
-  set -e
-}
-router_alive() { [ "$ROUTER" = kernel ] || kill -0 "$SW_PID" 2>/dev/null; }
-# A switch that died leaves nothing to check: say so, show why, and stop.
-require_alive() {
-  router_alive && return 0
-  CHECKS=$((CHECKS + 1))
-  FAILURES=$((FAILURES + 1))
-  log "FAIL roceswitch is running before: $1: expected the process $SW_PID alive; seen it gone"
-  indent "$T/switch.log" | tail -n 40
-  SW_PID=""
-  finish
-}
-
-# launch_router: roceswitch in the switch namespace on $T/switch.yaml, in the background; its
-# PID in SW_PID. Not to be called in a subshell or a pipeline: SW_PID must reach the caller.
-launch_router() {
-  log "switch configuration:"
-  indent "$T/switch.yaml"
-  # `ip netns exec` execs the switch, so $! is the switch itself (a function or subshell here
-  # would be a bash in between that ignores SIGINT, as background jobs do).
-  # shellcheck disable=SC2046
-  ip netns exec "$NS_SW" "$ROCESWITCH" $(eal_args sw) -- --config "$T/switch.yaml" --duration 0 \
-    --stats-json "$T/stats.json" --control-socket "$SOCK" --quiet >"$T/switch.log" 2>&1 &
-  SW_PID=$!
-}
-# start_ok: the switch says it runs and its control socket answers, within 60 s.
-start_ok() {
-  local i
-  for ((i = 0; i < 600; i++)); do
-    if grep -qs 'running until SIGINT' "$T/switch.log" && [ -S "$SOCK" ]; then
-      ctl state hash
-      [ "$CTL_RC" -eq 0 ] && { SEEN="running, control socket answers after $(fmt_ms $((i * 100))) s"; return 0; }
-    fi
-    if ! kill -0 "$SW_PID" 2>/dev/null; then
-      set +e; wait "$SW_PID"; SEEN="exited with code $? during start-up"; set -e
-      SW_PID=""
-      return 1
-    fi
-    sleep 0.1
-  done
-  SEEN="no 'running until SIGINT' and a control socket within 60 s"
-  return 1
-}
-
 # The router's neighbour table, as {port, ip, mac, state} objects, in $1.
 KPORTS="{\"$SW_A\": \"pa\", \"$SW_B\": \"pb\", \"$SW_C\": \"pc\"}"
 neigh_snapshot() {

@@ -15,6 +15,7 @@
 #include "tests/support/eal_env.h"
 #include "tests/support/fake_port.h"
 #include "tests/support/frame_files.h"
+#include "tests/support/ring_port_spec.h"
 
 namespace rs::test {
 namespace {
@@ -35,11 +36,7 @@ struct LldpRig {
     cfg.lldp.system_name = "leaf-1";
     for (int p = 0; p < 2; ++p) {
       links.push_back(std::make_unique<RingPeer>(fmt::format("{}{}", tag, p)));
-      PortSpec ps;
-      ps.name = fmt::format("p{}", p);
-      ps.kind = PortKind::Ethdev;
-      ps.devargs = links.back()->devname();
-      ps.mac = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)}};
+      PortSpec ps = ring_port_spec(*links.back(), p, 100);
       ps.lldp = p == 0;  // only p0 advertises; both listen
       ps.egress.sched.fill(QueueSched::Dwrr);
       ps.egress.sched[7] = QueueSched::Strict;

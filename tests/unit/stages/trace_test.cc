@@ -16,6 +16,7 @@
 #include "pipelines_embedded.h"
 #include "tests/support/packet_builder.h"
 #include "tests/support/fake_port.h"
+#include "tests/support/ring_port_spec.h"
 #include "tests/unit/stages/stage_test_util.h"
 
 namespace rs::test {
@@ -46,13 +47,7 @@ class TraceTest : public ::testing::Test {
     for (int p = 0; p < 2; ++p) {
       links.push_back(std::make_unique<RingPeer>(fmt::format("trace{}p{}", id, p)));
       ASSERT_TRUE(links.back()->ok());
-      PortSpec ps;
-      ps.name = fmt::format("p{}", p);
-      ps.kind = PortKind::Ethdev;
-      ps.devargs = links.back()->devname();
-      ps.mac = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)}};
-      ps.egress.speed_gbps = 10;
-      cfg.ports.push_back(ps);
+      cfg.ports.push_back(ring_port_spec(*links.back(), p, 10));
     }
     GroupSpec g;
     g.name = "to_p1";

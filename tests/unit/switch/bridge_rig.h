@@ -30,6 +30,7 @@
 #include "tests/support/frame_files.h"
 #include "tests/support/host_net.h"
 #include "tests/support/packet_builder.h"
+#include "tests/support/ring_port_spec.h"
 
 namespace rs {
 inline void PrintTo(DropReason r, std::ostream* os) { *os << drop_reason_name(r); }
@@ -116,12 +117,7 @@ class BridgeTest : public ::testing::Test {
     for (std::size_t p = 0; p < plan.size(); ++p) {
       links.push_back(std::make_unique<RingPeer>(fmt::format("br{}p{}", id, p), 2048));
       ASSERT_TRUE(links.back()->ok());
-      PortSpec ps;
-      ps.name = fmt::format("p{}", p);
-      ps.kind = PortKind::Ethdev;
-      ps.devargs = links.back()->devname();
-      ps.mac = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(0x10 + p)}};
-      ps.egress.speed_gbps = 100;
+      PortSpec ps = ring_port_spec(*links.back(), p, 100);
       ps.access_vlan = plan[p].access;
       ps.tagged_vlans = plan[p].tagged;
       ps.worker = plan[p].worker;
