@@ -25,6 +25,7 @@
 #include "dataplane/proto/icmp.h"
 #include "dataplane/proto/lldp.h"
 #include "dataplane/proto/nd.h"
+#include "tests/support/inet_sum.h"
 
 namespace {
 
@@ -47,16 +48,9 @@ void check(bool ok, const char* what) {
 uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 bool same(const rte_ether_addr& a, const rte_ether_addr& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-// RFC 1071 over `n` bytes, as the test computes it (not the codec's own helper).
-uint32_t sum16(const uint8_t* p, std::size_t n, uint32_t s = 0) {
-  for (std::size_t i = 0; i + 1 < n; i += 2) s += static_cast<uint32_t>(p[i] << 8 | p[i + 1]);
-  if (n & 1) s += static_cast<uint32_t>(p[n - 1] << 8);
-  return s;
-}
-bool sums_ok(uint32_t s) {
-  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
-  return s == 0xFFFF;
-}
+using rs::test::sum16;
+// Over data that holds a right checksum the folded sum is all ones.
+bool sums_ok(uint32_t s) { return rs::test::fold(s) == 0; }
 bool icmp6_ok(const uint8_t* ip6) {
   const uint32_t len = be16(ip6 + 4);
   uint32_t s = sum16(ip6 + 8, 32) + (len >> 16) + (len & 0xFFFF) + 58;

@@ -29,6 +29,7 @@
 #include "tests/support/constants.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/fake_port.h"
+#include "tests/support/inet_sum.h"
 #include "tests/support/packet_builder.h"
 
 namespace rs::test {
@@ -83,16 +84,6 @@ std::string ip6_at(const Frame& f, std::size_t off) {
 }
 uint16_t be16(const Frame& f, std::size_t off) { return f.size() < off + 2 ? 0 : static_cast<uint16_t>(f[off] << 8 | f[off + 1]); }
 
-// RFC 1071, written here rather than taken from the switch's code.
-uint32_t sum16(const uint8_t* p, std::size_t n, uint32_t s = 0) {
-  for (std::size_t i = 0; i + 1 < n; i += 2) s += static_cast<uint32_t>(p[i] << 8 | p[i + 1]);
-  if (n & 1) s += static_cast<uint32_t>(p[n - 1] << 8);
-  return s;
-}
-uint16_t fold(uint32_t s) {
-  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
-  return static_cast<uint16_t>(~s);
-}
 uint16_t icmp6_sum(const uint8_t* src, const uint8_t* dst, const uint8_t* icmp, std::size_t len) {
   uint32_t s = sum16(src, 16) + sum16(dst, 16);
   s += static_cast<uint32_t>(len >> 16) + static_cast<uint32_t>(len & 0xFFFF) + 58;
