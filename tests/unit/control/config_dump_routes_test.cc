@@ -1,0 +1,99 @@
+// dump_config of routes: a route's own group written in its route, and what the ports' addresses,
+// next hops by IP, VLANs, CoPP, neighbours and LLDP settings make of a config (the routes the
+// addresses make are not written; the loader makes them again).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tests/unit/control/config_dump_compare.h"
+
+namespace rs {
+namespace {
+
+using namespace rs::test;
+
+// A route's own group (port + mac, nexthops) is written in its route, spelled as the file
+// spelled it (its name keeps the text), up to 64 next hops; named groups go to nexthop_groups.
+TEST(ConfigDump, RouteGroupsAreWrittenInTheirRoutes) {
+  std::string y = R"(
+ports:
+  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}
+  - {name: b, devargs: x}
+nexthop_groups:
+  - {name: "route", members: [{port: b, mac: "02:00:00:00:00:bb"}]}
+routes:
+  - {prefix: 10.8.0.0/16, group: "route"}
+  - {prefix: 10.9.0.0/016, port: a, mac: "02:00:00:00:00:aa"}
+  - {prefix: "2001:0DB8::/32", nexthops: [{port: a, mac: "02:00:00:00:00:aa", weight: 2}, {port: b, mac: "02:00:00:00:00:bb"}]}
+  - {prefix: 10.10.0.0/16, nexthops: [)";
+  for (int i = 0; i < 64; ++i) y += fmt::format("{}{{port: a, mac: \"02:00:00:00:01:{:02x}\"}}", i ? ", " : "", i);
+  const SwitchConfig c = load_config_text(y + "]}\n", "own.yaml");
+  ASSERT_EQ(c.groups.size(), 4u);
+  EXPECT_EQ(c.groups[1].name, "route:10.9.0.0/016");
+  const std::string d = round_trip(c, "own groups");
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.9.0.0/016, port: a,"));
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: \"2001:0DB8::/32\", nexthops:"));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("name: \"route:")));
+}
+
+// Router interfaces: the addresses (one or a list, both families), next hops by IP, CoPP and
+// neighbour settings come back; the routes the addresses make are not written (the loader
+// makes them again), and neither is a resolved neighbour's host route.
+TEST(ConfigDump, InterfacesAndNextHopsByIpRoundTrip) {
+  const std::string y = R"(
+ports:
+  - {name: a, devargs: x, ipv4: 10.0.1.1/24, ipv6: "2001:db8:1::1/64", icmp_unreachable: true}
+  - {name: b, devargs: y, ipv4: [10.0.2.1/24, 10.0.3.1/30], ipv6: ["2001:db8:2::1/64"], lldp: true}
+  - {name: c, devargs: z, vlan: {access: 10, tagged: [20, 30]}}
+  - {name: d, devargs: w, vlan: {tagged: [10]}}
+vlans: [10, 20, 30]
+bridge: {ageing_s: 60, flood_pps: 5000, flood_burst: 50, fdb_size: 4096}
+copp: {arp: 100, ip2me: {pps: 50, burst: 5}}
+neighbours: {base_reachable_s: 2, retrans_s: 0.25, hold_packets: 5}
+lldp: {interval_s: 5, hold: 3, system_name: "leaf 1: rack A"}
+routes:
+  - {prefix: 10.9.0.0/16, via: 10.0.2.2}
+  - {prefix: "2001:db8:9::/48", nexthops: [{ip: "2001:db8:2::2"}, {ip: "2001:db8:1::7", weight: 2}]}
+)";
+  SwitchConfig c = load_config_text(y, "if.yaml");
+  ASSERT_EQ(c.ports[1].addrs.size(), 3u);
+  EXPECT_EQ(c.copp.policer[1].burst, 5u);
+  EXPECT_EQ(c.copp.policer[0].burst, 100u);  // SONiC's cbs = cir when only the rate is given
+  // local (one), a connected group per address below /32, the routes' own: by origin.
+  std::map<GroupOrigin, int> origins;
+  for (auto& g : c.groups) ++origins[g.origin];
+  EXPECT_EQ(origins[GroupOrigin::Local], 1);
+  EXPECT_EQ(origins[GroupOrigin::Connected], 5);
+  EXPECT_EQ(origins[GroupOrigin::Config], 2);
+  // 5 host routes, 5 subnets, ff02::/16, and the 2 configured.
+  EXPECT_EQ(c.routes.size(), 13u);
+  const GroupSpec& via = c.groups[c.routes[0].group];
+  ASSERT_EQ(via.members.size(), 1u);
+  EXPECT_EQ(via.members[0].port, 1);
+  EXPECT_FALSE(via.members[0].resolved);
+  const std::string d = round_trip(c, "interfaces");
+  EXPECT_THAT(d, testing::HasSubstr("via: 10.0.2.2"));
+  EXPECT_THAT(d, testing::HasSubstr("ipv4: [10.0.2.1/24, 10.0.3.1/30]"));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("connected:")));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("10.0.1.0/24")));
+  // A neighbour the switch resolved is the running state's, not the config's.
+  GroupSpec n;
+  n.name = std::string(kNeighbourGroupPrefix) + "10.0.1.2";
+  n.origin = GroupOrigin::Neighbour;
+  n.members.push_back(static_member(0, rte_ether_addr{{2, 0, 0, 0, 0, 2}}));
+  c.groups.push_back(n);
+  RouteSpec r{};
+  r.addr[0] = 10, r.addr[2] = 1, r.addr[3] = 2;
+  r.depth = 32;
+  r.group = static_cast<uint32_t>(c.groups.size() - 1);
+  c.routes.push_back(r);
+  EXPECT_EQ(dump_config(c), d);
+}
+
+// A running switch numbers its groups otherwise: one added after the routes' own groups, routes
+// in prefix order. The dump is the loader's order, the same groups and routes renumbered; its
+// reload dumps to the same text.
+
+}  // namespace
+}  // namespace rs
