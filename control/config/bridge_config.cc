@@ -1,5 +1,7 @@
 #include "control/config/bridge_config.h"
 
+#include "control/config/interface_config.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -10,9 +12,27 @@ void read_vlans(const ConfigReader& rd, const YAML::Node& n, SwitchConfig& cfg) 
   rd.seq(n, "vlans");
   for (std::size_t i = 0; i < n.size(); ++i) {
     const std::string path = fmt::format("vlans[{}]", i);
-    const auto id = static_cast<uint16_t>(rd.integer(n[i], path, 1, kMaxVlanId));
-    if (std::find(cfg.vlans.begin(), cfg.vlans.end(), id) != cfg.vlans.end()) rd.fail(n[i], path, fmt::format("VLAN {} is given twice", id));
+    const YAML::Node item = n[i];
+    // A VLAN id, or {id, ipv4, ipv6, mac}: the VLAN with its router interface (SVI).
+    const bool svi = item.IsMap();
+    if (svi) {
+      rd.keys(item, path, {"id", "ipv4", "ipv6", "mac"});
+      if (!item["id"]) rd.fail(item, path + ".id", "missing");
+    }
+    const std::string id_path = svi ? path + ".id" : path;
+    const YAML::Node id_node = svi ? item["id"] : item;
+    const auto id = static_cast<uint16_t>(rd.integer(id_node, id_path, 1, kMaxVlanId));
+    if (std::find(cfg.vlans.begin(), cfg.vlans.end(), id) != cfg.vlans.end()) rd.fail(id_node, id_path, fmt::format("VLAN {} is given twice", id));
     cfg.vlans.push_back(id);
+    if (!svi) continue;
+    VlanInterface v;
+    v.vlan = id;
+    // Apart from the ports' default MACs (02:52:53:00:00:port).
+    v.mac = item["mac"] ? rd.mac(item["mac"], path + ".mac")
+                        : rte_ether_addr{{0x02, 0x52, 0x53, 0x01, static_cast<uint8_t>(id >> 8), static_cast<uint8_t>(id)}};
+    read_addresses(rd, item, path, v.addrs);
+    if (v.addrs.empty()) rd.fail(item, path, "a VLAN interface needs an address (ipv4 or ipv6); a plain VLAN is just its id");
+    cfg.vlan_interfaces.push_back(std::move(v));
   }
 }
 
@@ -38,7 +58,7 @@ void read_port_vlans(const ConfigReader& rd, const YAML::Node& n, const std::str
     }
   }
   if (ps.bridged() && !ps.addrs.empty())
-    rd.fail(n, path, "a bridged port has no addresses of its own (a VLAN interface, SVI, is not supported yet): drop ipv4/ipv6 or the VLAN");
+    rd.fail(n, path, "a bridged port has no addresses of its own: give them to its VLAN's interface (vlans: [{id: 10, ipv4: 10.0.10.1/24}])");
 }
 
 void read_bridge(const ConfigReader& rd, const YAML::Node& n, BridgeConfig& b) {

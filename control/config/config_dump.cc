@@ -311,7 +311,9 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
   auto members = [&](const char* key, const std::vector<GroupMemberSpec>& ms, const std::string& f) {
     o.begin_seq(key);
     for (std::size_t k = 0; k < ms.size(); ++k)
-      if (ms[k].via)  // a next hop by IP: its MAC is found again by ARP / ND
+      if (ms[k].via && ms[k].vlan)  // on a VLAN's subnet: its port is found again with its MAC
+        o.begin_map(nullptr, true).ks("ip", format_ip(*ms[k].via)).kv("weight", ms[k].weight).end_map();
+      else if (ms[k].via)  // a next hop by IP: its MAC is found again by ARP / ND
         o.begin_map(nullptr, true).ks("ip", format_ip(*ms[k].via)).ks("port", port_name(ms[k].port, fmt::format("{}[{}].port", f, k))).kv("weight", ms[k].weight).end_map();
       else
         o.begin_map(nullptr, true).ks("port", port_name(ms[k].port, fmt::format("{}[{}].port", f, k))).kmac("mac", ms[k].mac).kv("weight", ms[k].weight).end_map();

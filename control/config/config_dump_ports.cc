@@ -1,6 +1,7 @@
 // dump_config's ports section: each port with its queues, its emulated host and its faults.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,16 @@ void write_faults(Out& o, const FaultSpec& f, const std::string& fp) {
   o.end_map();
 }
 
+// ipv4 / ipv6 of a port or a VLAN interface, as lists.
+void write_addresses(Out& o, const std::vector<InterfaceAddress>& addrs) {
+  for (const bool v6 : {false, true}) {
+    std::vector<std::string> a;
+    for (auto& x : addrs)
+      if (x.addr.v6 == v6) a.push_back(fmt::format("{}/{}", format_ip(x.addr), x.depth));
+    if (!a.empty()) o.list(v6 ? "ipv6" : "ipv4", a, [](const std::string& t) { return t; });
+  }
+}
+
 }  // namespace
 
 void write_ports(Out& o, const SwitchConfig& cfg) {
@@ -83,12 +94,7 @@ void write_ports(Out& o, const SwitchConfig& cfg) {
       unrepresentable(pp + ".host.rx_flow_capacity", fmt::format("{}: no key sets it (always {})", h.rx_flow_capacity, kNoHost.rx_flow_capacity));
     if (!ethdev) write_host(o, h, pp + ".host");
     if (p.faults != FaultSpec{}) write_faults(o, p.faults, pp + ".faults");
-    for (const bool v6 : {false, true}) {
-      std::vector<std::string> a;
-      for (auto& x : p.addrs)
-        if (x.addr.v6 == v6) a.push_back(fmt::format("{}/{}", format_ip(x.addr), x.depth));
-      if (!a.empty()) o.list(v6 ? "ipv6" : "ipv4", a, [](const std::string& t) { return t; });
-    }
+    write_addresses(o, p.addrs);
     if (p.icmp_unreachable) o.kv("icmp_unreachable", true);
     if (p.lldp) o.kv("lldp", true);
     if (p.bridged()) {
@@ -113,7 +119,22 @@ void write_host_settings(Out& o, const SwitchConfig& cfg) {
   o.begin_map("neighbours", true).kv("base_reachable_s", real(n.base_reachable_s)).kv("delay_first_probe_s", real(n.delay_first_probe_s));
   o.kv("retrans_s", real(n.retrans_s)).kv("ucast_probes", n.ucast_probes).kv("mcast_probes", n.mcast_probes);
   o.kv("hold_packets", n.hold_packets).kv("gc_stale_s", real(n.gc_stale_s)).kv("max_entries", n.max_entries).end_map();
-  if (!cfg.vlans.empty()) o.list("vlans", cfg.vlans, [](uint16_t v) { return v; });
+  if (cfg.vlan_interfaces.empty()) {
+    if (!cfg.vlans.empty()) o.list("vlans", cfg.vlans, [](uint16_t v) { return v; });
+  } else {
+    o.begin_seq("vlans");
+    for (uint16_t id : cfg.vlans) {
+      auto it = std::find_if(cfg.vlan_interfaces.begin(), cfg.vlan_interfaces.end(), [&](auto& v) { return v.vlan == id; });
+      if (it == cfg.vlan_interfaces.end()) {
+        o.e << id;
+        continue;
+      }
+      o.begin_map(nullptr, true).kv("id", id).kmac("mac", it->mac);
+      write_addresses(o, it->addrs);
+      o.end_map();
+    }
+    o.end_seq();
+  }
   const BridgeConfig& b = cfg.bridge;
   o.begin_map("bridge", true).kv("ageing_s", real(b.ageing_s)).kv("flood_pps", b.flood_pps).kv("flood_burst", b.flood_burst);
   o.kv("fdb_size", b.fdb_size).end_map();

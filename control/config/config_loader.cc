@@ -202,7 +202,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
     if (auto x = p["vlan"]) read_port_vlans(rd, x, pp + ".vlan", cfg, ps);
     cfg.ports.push_back(std::move(ps));
   }
-  check_interface_overlap(rd, ports, cfg);
+  check_interface_overlap(rd, ports, root["vlans"], cfg);
   if (auto x = root["copp"]) read_copp(rd, x, cfg.copp);
   if (auto x = root["neighbours"]) read_neighbours(rd, x, cfg.neighbours);
   if (auto x = root["lldp"]) read_lldp(rd, x, cfg.lldp);

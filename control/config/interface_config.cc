@@ -11,7 +11,7 @@ bool overlap(const InterfaceAddress& a, const InterfaceAddress& b) {
 }
 }  // namespace
 
-void read_port_addresses(const ConfigReader& rd, const YAML::Node& p, const std::string& path, PortSpec& ps) {
+void read_addresses(const ConfigReader& rd, const YAML::Node& p, const std::string& path, std::vector<InterfaceAddress>& out) {
   for (const bool v6 : {false, true}) {
     const char* key = v6 ? "ipv6" : "ipv4";
     const YAML::Node n = p[key];
@@ -43,23 +43,41 @@ void read_port_addresses(const ConfigReader& rd, const YAML::Node& p, const std:
         if (std::equal(r.addr, r.addr + 16, m.addr)) rd.fail(items[i], ip, fmt::format("{} is the subnet's own address, not a host's", text));
         if (!v6 && all_ones) rd.fail(items[i], ip, fmt::format("{} is the subnet's broadcast address", text));
       }
-      for (auto& o : ps.addrs)
+      for (auto& o : out)
         if (o.addr == a.addr) rd.fail(items[i], ip, fmt::format("{} is given twice", format_ip(a.addr)));
-      ps.addrs.push_back(a);
+      out.push_back(a);
     }
   }
+}
+
+void read_port_addresses(const ConfigReader& rd, const YAML::Node& p, const std::string& path, PortSpec& ps) {
+  read_addresses(rd, p, path, ps.addrs);
   if (auto x = p["icmp_unreachable"]) ps.icmp_unreachable = rd.boolean(x, path + ".icmp_unreachable");
   if (auto x = p["lldp"]) ps.lldp = rd.boolean(x, path + ".lldp");
 }
 
-void check_interface_overlap(const ConfigReader& rd, const YAML::Node& ports, const SwitchConfig& cfg) {
+void check_interface_overlap(const ConfigReader& rd, const YAML::Node& ports, const YAML::Node& vlans, const SwitchConfig& cfg) {
+  struct Iface {
+    std::string name, path;
+    YAML::Node node;
+    const std::vector<InterfaceAddress>* addrs;
+  };
+  std::vector<Iface> all;
   for (std::size_t i = 0; i < cfg.ports.size(); ++i)
+    all.push_back({"port " + cfg.ports[i].name, fmt::format("ports[{}]", i), ports[i], &cfg.ports[i].addrs});
+  for (auto& v : cfg.vlan_interfaces)
+    for (std::size_t i = 0; vlans && i < vlans.size(); ++i)
+      if (vlans[i].IsMap() && vlans[i]["id"] && vlans[i]["id"].as<int>(-1) == v.vlan)
+        all.push_back({fmt::format("VLAN {}", v.vlan), fmt::format("vlans[{}]", i), vlans[i], &v.addrs});
+  for (std::size_t i = 0; i < all.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      for (auto& a : cfg.ports[i].addrs)
-        for (auto& b : cfg.ports[j].addrs)
-          if (overlap(a, b))
-            rd.fail(ports[i][a.addr.v6 ? "ipv6" : "ipv4"], fmt::format("ports[{}].{}", i, a.addr.v6 ? "ipv6" : "ipv4"),
-                    fmt::format("{}/{} overlaps port {}'s {}/{}", format_ip(a.addr), a.depth, cfg.ports[j].name, format_ip(b.addr), b.depth));
+      for (auto& a : *all[i].addrs)
+        for (auto& b : *all[j].addrs)
+          if (overlap(a, b)) {
+            const char* key = a.addr.v6 ? "ipv6" : "ipv4";
+            rd.fail(all[i].node[key], fmt::format("{}.{}", all[i].path, key),
+                    fmt::format("{}/{} overlaps {}'s {}/{}", format_ip(a.addr), a.depth, all[j].name, format_ip(b.addr), b.depth));
+          }
 }
 
 GroupMemberSpec read_via_member(const ConfigReader& rd, const YAML::Node& ip, const YAML::Node& port, const std::string& path,
@@ -78,6 +96,15 @@ GroupMemberSpec read_via_member(const ConfigReader& rd, const YAML::Node& ip, co
       if (a.addr == *addr) rd.fail(ip, path, fmt::format("{} is port {}'s own address", text, cfg.ports[p].name));
       found = static_cast<int>(p);
       break;
+    }
+  for (auto& v : cfg.vlan_interfaces)
+    for (auto& a : v.addrs) {
+      if (found >= 0 || !addr->in(a.addr, a.depth)) continue;
+      if (a.addr == *addr) rd.fail(ip, path, fmt::format("{} is VLAN {}'s own address", text, v.vlan));
+      if (port) rd.fail(port, port_path, fmt::format("{} is in VLAN {}'s subnet: its port is where the bridge finds it, give none", text, v.vlan));
+      m.vlan = v.vlan;
+      m.port = kInvalidPort;
+      return m;
     }
   if (port) {
     const std::string name = rd.str(port, port_path);

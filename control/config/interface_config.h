@@ -13,13 +13,17 @@
 
 namespace rs {
 
-// ipv4 / ipv6: one address with its prefix length, or a list; an address of the wrong family,
-// a network or broadcast address of its subnet, or a duplicate is refused.
+// ipv4 / ipv6 of a port or a VLAN: one address with its prefix length, or a list; an address
+// of the wrong family, a network or broadcast address of its subnet, or a duplicate is refused.
+void read_addresses(const ConfigReader& rd, const YAML::Node& p, const std::string& path, std::vector<InterfaceAddress>& out);
+// A port's addresses and its other router-interface keys (icmp_unreachable, lldp).
 void read_port_addresses(const ConfigReader& rd, const YAML::Node& p, const std::string& path, PortSpec& ps);
-// No two ports' subnets may overlap (the connected routes would compete); names both.
-void check_interface_overlap(const ConfigReader& rd, const YAML::Node& ports, const SwitchConfig& cfg);
+// No two interfaces' subnets (ports' and VLANs') may overlap (the connected routes would
+// compete); names both.
+void check_interface_overlap(const ConfigReader& rd, const YAML::Node& ports, const YAML::Node& vlans, const SwitchConfig& cfg);
 // A next hop given by its address: the port is the one whose subnet holds it (or `port`, which
-// must); its MAC is found by ARP / neighbour discovery.
+// must); on a VLAN's subnet, the member has the VLAN and the port is found with its MAC. Its
+// MAC is found by ARP / neighbour discovery.
 GroupMemberSpec read_via_member(const ConfigReader& rd, const YAML::Node& ip, const YAML::Node& port, const std::string& path,
                                 const std::string& port_path,
                                 const std::map<std::string, uint16_t>& ports, const SwitchConfig& cfg);

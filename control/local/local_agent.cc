@@ -10,6 +10,8 @@
 #include "dataplane/proto/icmp.h"
 #include "dataplane/proto/nd.h"
 #include "dataplane/stages/rewrite.h"
+#include "dataplane/stages/vlan_tag.h"
+#include "dataplane/tables/fdb.h"
 
 namespace rs {
 
@@ -49,6 +51,9 @@ LocalAgent::LocalAgent(Switch& sw, RunningState& state, std::function<void()> wa
       table_(nud_params(sw.config().neighbours), sw.config().seed), lldp_(sw) {
   for (std::size_t p = 0; p < sw.config().ports.size(); ++p)
     for (auto& a : sw.config().ports[p].addrs) addrs_.push_back({static_cast<uint16_t>(p), a});
+  svis_ = sw.config().vlan_interfaces;
+  for (auto& v : svis_)
+    for (auto& a : v.addrs) addrs_.push_back({svi_iface(v.vlan), a});
 }
 
 LocalAgent::~LocalAgent() {
@@ -61,73 +66,6 @@ LocalAgent::~LocalAgent() {
         path_.drop(static_cast<rte_mbuf*>(a.pkt), DropReason::Shutdown);
         path_.held(-1);
       }
-}
-
-std::string LocalAgent::port_name(uint16_t port) const {
-  return port < sw_.num_ports() ? sw_.port(port).name : std::to_string(port);
-}
-
-bool LocalAgent::is_ours(uint16_t port, const IpAddr& a) const {
-  for (auto& x : addrs_)
-    if (x.port == port && x.a.addr == a) return true;
-  return false;
-}
-
-const InterfaceAddress* LocalAgent::source_on(uint16_t port, const IpAddr& peer) const {
-  const InterfaceAddress* any = nullptr;
-  for (auto& x : addrs_) {
-    if (x.port != port || x.a.addr.v6 != peer.v6) continue;
-    if (peer.in(x.a.addr, x.a.depth)) return &x.a;
-    if (!any) any = &x.a;
-  }
-  if (any) return any;
-  for (auto& x : addrs_)  // an unnumbered port answers from another port's address
-    if (x.a.addr.v6 == peer.v6) return &x.a;
-  return nullptr;
-}
-
-bool LocalAgent::names_a_host(const IpAddr& a) const {
-  for (auto& x : addrs_) {
-    const uint8_t full = a.v6 ? 128 : 32;
-    if (!a.in(x.a.addr, x.a.depth) || x.a.depth >= full - (a.v6 ? 0 : 1)) continue;  // /31, /32, /128 have neither
-    bool zeros = true, ones = true;
-    for (int b = x.a.depth; b < full; ++b) {
-      const bool bit = (a.b[b / 8] >> (7 - b % 8)) & 1;
-      zeros &= !bit;
-      ones &= bit;
-    }
-    if (zeros || (!a.v6 && ones)) return false;
-  }
-  return true;
-}
-
-int LocalAgent::port_of_subnet(const IpAddr& a) const {
-  for (auto& x : addrs_)
-    if (a.in(x.a.addr, x.a.depth)) return x.port;
-  return -1;
-}
-
-void LocalAgent::send_frame(const uint8_t* frame, uint32_t len, uint16_t port, L3Type l3, uint8_t dscp) {
-  rte_mbuf* m = path_.alloc();
-  if (!m) {
-    ++c_.no_mbuf;
-    return;
-  }
-  char* d = rte_pktmbuf_append(m, static_cast<uint16_t>(len));
-  if (!d) {
-    rte_pktmbuf_free(m);
-    ++c_.no_mbuf;
-    return;
-  }
-  std::memcpy(d, frame, len);
-  PacketMeta& pm = meta(m);
-  std::memset(&pm, 0, sizeof pm);
-  pm.l3 = l3;
-  pm.l3_offset = RTE_ETHER_HDR_LEN;
-  pm.dscp = dscp;
-  const QosMaps& q = sw_.qos();
-  pm.tc = q.dscp_to_tc[dscp & 63] & 7;
-  path_.send(m, port, q.tc_to_queue[pm.tc] & 7, true);
 }
 
 void LocalAgent::poll(uint64_t now) {
@@ -151,6 +89,10 @@ void LocalAgent::poll(uint64_t now) {
 }
 
 void LocalAgent::on_packet(rte_mbuf* m, uint64_t now) {
+  if (const PacketMeta& pm = meta(m); pm.vlan) {
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    if (!(p[6] & 1)) seen_on_[{pm.vlan, Fdb::key(0, p + 6)}] = pm.in_port;
+  }
   switch (meta(m).punt) {
     case PuntReason::Arp:
       return on_arp(m, now);
@@ -177,7 +119,7 @@ void LocalAgent::on_arp(rte_mbuf* m, uint64_t now) {
   const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
   proto::ArpPacket a;
   if (proto::parse_arp(p, m->data_len, pm.l3_offset, a) != proto::ArpError::Ok) return path_.drop(m, DropReason::MalformedArp);
-  const uint16_t port = pm.in_port;
+  const uint16_t port = iface_of(pm);
   const IpAddr spa = IpAddr::v4(a.spa), tpa = IpAddr::v4(a.tpa);
   const bool for_us = is_ours(port, tpa);
   const InterfaceAddress* src = source_on(port, spa);
@@ -194,11 +136,11 @@ void LocalAgent::on_arp(rte_mbuf* m, uint64_t now) {
   }
   if (a.op == proto::kArpOpRequest && for_us) {
     ++c_.arp_requests;
-    const rte_ether_addr me = sw_.config().ports[port].mac;
+    const rte_ether_addr me = mac_of(port);
     proto::ArpPacket r{proto::kArpOpReply, me, a.tpa, a.sha, a.spa};
     uint8_t buf[kFrameCap];
     if (const uint32_t len = proto::build_arp(buf, sizeof buf, a.sha, me, r)) {
-      send_frame(buf, len, port, L3Type::None, kNetworkControlDscp);
+      send_frame(buf, len, port, L3Type::None, kNetworkControlDscp, pm.in_port);
       ++c_.arp_replies_sent;
     }
   } else if (!for_us && !gratuitous) {
@@ -213,8 +155,8 @@ void LocalAgent::on_local(rte_mbuf* m, uint64_t now) {
   const uint32_t len = m->data_len;
   const uint8_t* l3 = p + pm.l3_offset;
   const uint32_t l3_len = len > pm.l3_offset ? len - pm.l3_offset : 0;
-  const uint16_t port = pm.in_port;
-  const rte_ether_addr me = sw_.config().ports[port].mac;
+  const uint16_t port = iface_of(pm);
+  const rte_ether_addr me = mac_of(port);
   uint8_t buf[kFrameCap];
   uint32_t out = 0;
   if (pm.l3 == L3Type::Ipv6 && pm.ip_proto == IPPROTO_ICMPV6 && l3_len > sizeof(rte_ipv6_hdr)) {
@@ -225,7 +167,7 @@ void LocalAgent::on_local(rte_mbuf* m, uint64_t now) {
     out = proto::build_icmp4_echo_reply(buf, sizeof buf, frame_src(p), me, l3, l3_len);
   }
   if (out) {
-    send_frame(buf, out, port, pm.l3, 0);
+    send_frame(buf, out, port, pm.l3, 0, pm.in_port);
     ++c_.echo_replies;
   } else {
     ++c_.other_local;
@@ -238,9 +180,9 @@ void LocalAgent::on_nd(rte_mbuf* m, uint64_t now) {
   const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
   proto::NdPacket nd;
   if (proto::parse_nd(p, m->data_len, pm.l3_offset, nd) != proto::NdError::Ok) return path_.drop(m, DropReason::MalformedNd);
-  const uint16_t port = pm.in_port;
+  const uint16_t port = iface_of(pm);
   const IpAddr src = IpAddr::v6_of(nd.src), target = IpAddr::v6_of(nd.target);
-  const int home = port_of_subnet(src);
+  const int home = iface_of_subnet(src);
   if (nd.type == 135) {
     if (!is_ours(port, target)) {
       ++c_.nd_ignored;
@@ -254,16 +196,16 @@ void LocalAgent::on_nd(rte_mbuf* m, uint64_t now) {
     uint8_t all_nodes[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
     rte_ether_addr dst_mac = nd.has_lladdr ? nd.lladdr : frame_src(p);
     if (dad) proto::multicast_mac(all_nodes, dst_mac);
-    const rte_ether_addr me = sw_.config().ports[port].mac;
+    const rte_ether_addr me = mac_of(port);
     uint8_t buf[kFrameCap];
     if (const uint32_t len = proto::build_na(buf, sizeof buf, dst_mac, me, nd.target, dad ? all_nodes : nd.src, nd.target,
                                              dad ? 0xA0 : 0xE0)) {
-      send_frame(buf, len, port, L3Type::Ipv6, kNetworkControlDscp);
+      send_frame(buf, len, port, L3Type::Ipv6, kNetworkControlDscp, dad ? kInvalidPort : pm.in_port);
       ++c_.nd_adverts_sent;
     }
   } else if (nd.type == 136) {
     ++c_.nd_adverts_received;
-    if (port_of_subnet(target) == port && !is_ours(port, target)) {
+    if (iface_of_subnet(target) == port && !is_ours(port, target)) {
       const bool solicited = nd.flags & 0x40, override_mac = nd.flags & 0x20;
       apply(table_.learn(NeighbourKey{port, target}, nd.has_lladdr ? nd.lladdr : frame_src(p),
                          solicited ? NeighbourTable::Learn::SolicitedReply : NeighbourTable::Learn::Unsolicited, override_mac, false, now));
@@ -279,8 +221,8 @@ void LocalAgent::on_error(rte_mbuf* m, bool ttl) {
   const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint8_t* l3 = p + pm.l3_offset;
   const uint32_t l3_len = m->data_len > pm.l3_offset ? m->data_len - pm.l3_offset : 0;
-  const uint16_t port = pm.in_port;
-  const rte_ether_addr me = sw_.config().ports[port].mac;
+  const uint16_t port = iface_of(pm);
+  const rte_ether_addr me = mac_of(port);
   uint8_t buf[kFrameCap];
   uint32_t len = 0;
   if (pm.l3 == L3Type::Ipv4 && l3_len >= sizeof(rte_ipv4_hdr)) {
@@ -293,7 +235,7 @@ void LocalAgent::on_error(rte_mbuf* m, bool ttl) {
       len = proto::build_icmp6_error(buf, sizeof buf, frame_src(p), me, a->addr.b.data(), ttl ? 3 : 1, 0, l3, l3_len);
   }
   if (len) {
-    send_frame(buf, len, port, pm.l3, kNetworkControlDscp);
+    send_frame(buf, len, port, pm.l3, kNetworkControlDscp, pm.in_port);
     ++(ttl ? c_.ttl_exceeded_sent : c_.unreachable_sent);
   } else {
     ++c_.icmp_not_sent;
@@ -316,7 +258,7 @@ void LocalAgent::on_glean(rte_mbuf* m, uint64_t now) {
     } else {
       dst = IpAddr::v6_of(l3 + offsetof(rte_ipv6_hdr, dst_addr));
     }
-    const int port = port_of_subnet(dst);
+    const int port = iface_of_subnet(dst);
     // A subnet's own address and its broadcast name no host: a router never resolves them
     // (RFC 1812 5.3.5.2; the IPv6 subnet-router anycast likewise).
     if (port < 0 || is_ours(static_cast<uint16_t>(port), dst) || !names_a_host(dst)) return path_.drop(m, DropReason::NoRoute);
@@ -328,28 +270,34 @@ void LocalAgent::on_glean(rte_mbuf* m, uint64_t now) {
       if (mm.via) via.push_back(&mm);
     if (via.empty()) return path_.drop(m, DropReason::BadNextHop);
     const GroupMemberSpec& pick = *via[pm.flow_hash % via.size()];
-    k = NeighbourKey{pick.port, *pick.via};
+    k = NeighbourKey{member_iface(pick), *pick.via};
   }
   ++c_.gleaned;
   path_.held(1);
   apply(table_.resolve(k, m, now));
 }
 
-void LocalAgent::release(rte_mbuf* m, uint16_t port, const rte_ether_addr& mac) {
+void LocalAgent::release(rte_mbuf* m, uint16_t iface, const rte_ether_addr& mac) {
   PacketMeta& pm = meta(m);
+  const uint16_t vlan = is_svi(iface) ? svi_vlan(iface) : 0;
+  const uint16_t port = vlan ? svi_port(vlan, mac) : iface;
+  if (port == kInvalidPort) return path_.drop(m, DropReason::NeighborFailed);  // answered, then gone from the VLAN
   uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
   std::memcpy(p, &mac, RTE_ETHER_ADDR_LEN);
-  std::memcpy(p + RTE_ETHER_ADDR_LEN, &sw_.config().ports[port].mac, RTE_ETHER_ADDR_LEN);
+  const rte_ether_addr me = mac_of(iface);
+  std::memcpy(p + RTE_ETHER_ADDR_LEN, &me, RTE_ETHER_ADDR_LEN);
   // The route stage let it through with a TTL of at least 2; this is its rewrite.
   if (pm.l3 == L3Type::Ipv4) decrement_ttl_ipv4(p + pm.l3_offset);
   else reinterpret_cast<rte_ipv6_hdr*>(p + pm.l3_offset)->hop_limits--;
+  if (vlan && retag_frame(m, pm, vlan, (sw_.vlans()->vlan[vlan].tagged >> port) & 1) == Retag::NoRoom)
+    return path_.drop(m, DropReason::MalformedVlan);
   path_.send(m, port, pm.queue, false);
 }
 
 void LocalAgent::probe(const NeighbourKey& k, const rte_ether_addr* unicast) {
-  const InterfaceAddress* src = source_on(k.port, k.ip);
+  const InterfaceAddress* src = source_on(k.iface, k.ip);
   if (!src) return;
-  const rte_ether_addr me = sw_.config().ports[k.port].mac;
+  const rte_ether_addr me = mac_of(k.iface);
   uint8_t buf[kFrameCap];
   uint32_t len;
   if (!k.ip.v6) {
@@ -361,7 +309,7 @@ void LocalAgent::probe(const NeighbourKey& k, const rte_ether_addr* unicast) {
     len = proto::build_ns(buf, sizeof buf, me, src->addr.b.data(), k.ip.b.data(), unicast != nullptr, unicast ? *unicast : rte_ether_addr{});
   }
   if (!len) return;
-  send_frame(buf, len, k.port, k.ip.v6 ? L3Type::Ipv6 : L3Type::None, kNetworkControlDscp);
+  send_frame(buf, len, k.iface, k.ip.v6 ? L3Type::Ipv6 : L3Type::None, kNetworkControlDscp);
   ++c_.probes_sent;
 }
 
@@ -382,7 +330,7 @@ void LocalAgent::apply(const NudActions& actions) {
         break;
       case NudAction::Send:
         path_.held(-1);
-        release(static_cast<rte_mbuf*>(a.pkt), a.key.port, a.mac);
+        release(static_cast<rte_mbuf*>(a.pkt), a.key.iface, a.mac);
         break;
       case NudAction::Drop:
         path_.held(-1);
@@ -404,13 +352,20 @@ void LocalAgent::note_use(uint64_t now) {
       const GroupMemberSpec& mm = spec->members[i];
       std::optional<IpAddr> ip = mm.via;
       if (!ip && spec->origin == GroupOrigin::Neighbour) ip = parse_ip(spec->name.substr(std::strlen(kNeighbourGroupPrefix)));
-      if (ip) seen[NeighbourKey{mm.port, *ip}] += sw_.nexthop_packets(nhs[i]);
+      if (ip) seen[NeighbourKey{member_iface(mm), *ip}] += sw_.nexthop_packets(nhs[i]);
     }
   }
   for (auto& [k, n] : seen) {
     uint64_t& last = last_packets_[k];
     if (n > last) apply(table_.used(k, now));
     last = n;
+  }
+  // A VLAN interface's neighbour the bridge found on another port: its next hop moves there.
+  for (const Neighbour* nb : table_.entries()) {
+    auto it = programmed_port_.find(nb->key);
+    if (it == programmed_port_.end() || !nb->has_mac) continue;
+    const uint16_t port = svi_port(svi_vlan(nb->key.iface), nb->mac);
+    if (port != kInvalidPort && port != it->second) pending_.emplace(nb->key, nb->mac);
   }
 }
 
@@ -419,9 +374,17 @@ void LocalAgent::commit_fib() {
   state_.begin();
   try {
     for (auto& [k, mac] : pending_) {
-      if (mac) state_.neighbour_route_set(0, k.ip, k.port, *mac);
-      else state_.neighbour_route_del(0, k.ip);
-      state_.via_resolve(0, k.ip, k.port, mac);
+      // On a VLAN's interface the next hop goes out of the port the neighbour was found on.
+      const uint16_t vlan = is_svi(k.iface) ? svi_vlan(k.iface) : 0;
+      const uint16_t port = vlan && mac ? svi_port(vlan, *mac) : k.iface;
+      if (mac && port != kInvalidPort) {
+        state_.neighbour_route_set(0, k.ip, port, *mac, vlan);
+        if (vlan) programmed_port_[k] = port;
+      } else {
+        state_.neighbour_route_del(0, k.ip);
+        programmed_port_.erase(k);
+      }
+      state_.via_resolve(0, k.ip, k.iface, port, port == kInvalidPort ? std::nullopt : mac);
     }
   } catch (const OpError& e) {
     state_.abort();

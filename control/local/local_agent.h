@@ -5,6 +5,9 @@
 // hosts of the connected subnets and the next hops routes name by IP, holds their first packets
 // meanwhile, and programs each resolved neighbour into the running state (its host route and
 // the members that name it), one transaction per poll, as an operator's request would be.
+// An interface is a port or a VLAN's (SVI): on a VLAN's, a host is wherever the bridge found its
+// MAC (the FDB, else the port its last frame came in on), the switch's frames go out of that
+// port tagged as it carries the VLAN, and what is for every host is flooded to the VLAN.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <rte_mbuf.h>
@@ -57,7 +60,8 @@ class LocalAgent {
   const NeighbourTable& neighbours() const { return table_; }
   const LldpService& lldp() const { return lldp_; }
   const LocalCounters& counters() const { return c_; }
-  std::string port_name(uint16_t port) const;
+  // A port's name, or VlanN for a VLAN's interface.
+  std::string port_name(uint16_t iface) const;
   // The table as the stats and `neighbour.list` show it: [{port, ip, mac, state, held, static}]
   // (local_reads.cc), and the counters.
   nlohmann::json neighbours_json() const;
@@ -67,7 +71,7 @@ class LocalAgent {
 
  private:
   struct Addr {
-    uint16_t port;
+    uint16_t iface;
     InterfaceAddress a;
   };
   void on_packet(rte_mbuf* m, uint64_t now);
@@ -78,19 +82,26 @@ class LocalAgent {
   void on_glean(rte_mbuf* m, uint64_t now);
   void apply(const NudActions& actions);
   void probe(const NeighbourKey& k, const rte_ether_addr* unicast);
-  void release(rte_mbuf* m, uint16_t port, const rte_ether_addr& mac);  // a held packet goes
+  void release(rte_mbuf* m, uint16_t iface, const rte_ether_addr& mac);  // a held packet goes
   void note_use(uint64_t now);
   void commit_fib();
 
-  // Our address on `port` (of the family, in the subnet holding `peer` when there is one).
-  const InterfaceAddress* source_on(uint16_t port, const IpAddr& peer) const;
-  bool is_ours(uint16_t port, const IpAddr& a) const;
+  // Our address on `iface` (of the family, in the subnet holding `peer` when there is one).
+  const InterfaceAddress* source_on(uint16_t iface, const IpAddr& peer) const;
+  bool is_ours(uint16_t iface, const IpAddr& a) const;
   // Not a subnet's own address nor (IPv4) its broadcast.
   bool names_a_host(const IpAddr& a) const;
-  // The port whose subnet holds `a`, or -1.
-  int port_of_subnet(const IpAddr& a) const;
-  // Queues a frame the switch made on `port` (network-control class).
-  void send_frame(const uint8_t* frame, uint32_t len, uint16_t port, L3Type l3, uint8_t dscp);
+  // The interface whose subnet holds `a`, or -1.
+  int iface_of_subnet(const IpAddr& a) const;
+  // The interface a punted packet came in on, and its MAC.
+  static uint16_t iface_of(const PacketMeta& pm) { return pm.vlan ? svi_iface(pm.vlan) : pm.in_port; }
+  rte_ether_addr mac_of(uint16_t iface) const;
+  // The port a host on VLAN `vlan` with `mac` is on, or kInvalidPort.
+  uint16_t svi_port(uint16_t vlan, const rte_ether_addr& mac) const;
+  // Queues a frame the switch made on `iface` (network-control class): on a VLAN's, out of
+  // `port` when given, else where its destination MAC is, else flooded to the VLAN.
+  void send_frame(const uint8_t* frame, uint32_t len, uint16_t iface, L3Type l3, uint8_t dscp, uint16_t port = kInvalidPort);
+  void send_on_port(const uint8_t* frame, uint32_t len, uint16_t port, uint16_t vlan, L3Type l3, uint8_t dscp);
 
   Switch& sw_;
   RunningState& state_;
@@ -103,6 +114,11 @@ class LocalAgent {
   // Forwarding changes waiting for this poll's transaction: true = resolved with the MAC.
   std::map<NeighbourKey, std::optional<rte_ether_addr>> pending_;
   std::map<NeighbourKey, uint64_t> last_packets_;  // forwarding counters seen, for `used`
+  std::vector<VlanInterface> svis_;
+  // VLAN interfaces' hosts: the port each (VLAN, MAC) last sent us a frame from, and the port
+  // each resolved neighbour's next hop was programmed with (moved when the bridge moves it).
+  std::map<std::pair<uint16_t, uint64_t>, uint16_t> seen_on_;
+  std::map<NeighbourKey, uint16_t> programmed_port_;
   uint64_t next_use_check_ = 0;
   bool started_ = false;
 };

@@ -9,7 +9,7 @@ namespace rs {
 nlohmann::json LocalAgent::neighbours_json() const {
   nlohmann::json out = nlohmann::json::array();
   for (const Neighbour* n : table_.entries()) {
-    nlohmann::json e = {{"port", port_name(n->key.port)}, {"ip", format_ip(n->key.ip)}, {"state", nud_state_name(n->state)},
+    nlohmann::json e = {{"port", port_name(n->key.iface)}, {"ip", format_ip(n->key.ip)}, {"state", nud_state_name(n->state)},
                         {"held", n->held.size()}, {"static", n->is_static}};
     e["mac"] = n->has_mac ? nlohmann::json(fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", n->mac.addr_bytes[0], n->mac.addr_bytes[1],
                                         n->mac.addr_bytes[2], n->mac.addr_bytes[3], n->mac.addr_bytes[4], n->mac.addr_bytes[5]))

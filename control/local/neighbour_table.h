@@ -36,7 +36,7 @@
 namespace rs {
 
 struct NeighbourKey {
-  uint16_t port = 0;
+  uint16_t iface = 0;  // the interface: a port, or a VLAN's (svi_iface, switch_config.h)
   IpAddr ip;
   auto operator<=>(const NeighbourKey&) const = default;
 };

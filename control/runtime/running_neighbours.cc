@@ -28,7 +28,7 @@ struct Internal {
 };
 }  // namespace
 
-void RunningState::neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_t port, const rte_ether_addr& mac) {
+void RunningState::neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_t port, const rte_ether_addr& mac, uint16_t vlan) {
   require_txn();
   const RouteKey k = route_key(host_route(ip));
   // A host route the config or an operator set stays theirs.
@@ -40,6 +40,7 @@ void RunningState::neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_
   g.name = neighbour_group(ip);
   g.origin = GroupOrigin::Neighbour;
   g.members.push_back(static_member(port, mac));
+  g.members.back().vlan = vlan;
   if (group_id(g.name)) group_set(op, std::move(g));
   else group_add(op, std::move(g));
   route_add(op, host_route(ip), neighbour_group(ip), true);
@@ -55,7 +56,7 @@ void RunningState::neighbour_route_del(std::size_t op, const IpAddr& ip) {
   if (refs_[*id] == 0) group_del(op, neighbour_group(ip));
 }
 
-void RunningState::via_resolve(std::size_t op, const IpAddr& ip, uint16_t port, std::optional<rte_ether_addr> mac) {
+void RunningState::via_resolve(std::size_t op, const IpAddr& ip, uint16_t iface, uint16_t port, std::optional<rte_ether_addr> mac) {
   require_txn();
   Internal in(internal_);
   for (std::size_t g = 0; g < groups_.size(); ++g) {
@@ -63,12 +64,15 @@ void RunningState::via_resolve(std::size_t op, const IpAddr& ip, uint16_t port, 
     GroupSpec next = *groups_[g];
     bool changed = false;
     for (auto& m : next.members) {
-      if (!m.via || *m.via != ip || m.port != port) continue;
+      if (!m.via || *m.via != ip || member_iface(m) != iface) continue;
       const bool resolved = mac.has_value();
       const rte_ether_addr want = mac.value_or(rte_ether_addr{});
-      if (m.resolved == resolved && std::memcmp(&m.mac, &want, sizeof want) == 0) continue;
+      // A VLAN interface's next hop goes out of the port its MAC was found on.
+      const uint16_t want_port = m.vlan ? (resolved ? port : kInvalidPort) : m.port;
+      if (m.resolved == resolved && m.port == want_port && std::memcmp(&m.mac, &want, sizeof want) == 0) continue;
       m.resolved = resolved;
       m.mac = want;
+      m.port = want_port;
       changed = true;
     }
     if (changed) group_set(op, std::move(next));
@@ -80,7 +84,7 @@ std::vector<std::pair<IpAddr, uint16_t>> RunningState::via_next_hops() const {
   for (auto& g : groups_)
     if (g)
       for (auto& m : g->members)
-        if (m.via && std::find(out.begin(), out.end(), std::pair{*m.via, m.port}) == out.end()) out.emplace_back(*m.via, m.port);
+        if (m.via && std::find(out.begin(), out.end(), std::pair{*m.via, member_iface(m)}) == out.end()) out.emplace_back(*m.via, member_iface(m));
   return out;
 }
 

@@ -93,10 +93,13 @@ class RunningState {
   // host route (its own group "neighbour:IP", origin Neighbour), and the members that name a
   // next hop by IP, resolved with its MAC or unresolved again (nullopt). These groups and the
   // ports' own routes (origins Local and Connected) are refused to the operations above.
-  void neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_t port, const rte_ether_addr& mac);
+  // A neighbour on a VLAN interface has its `vlan` and the port it was found on.
+  void neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_t port, const rte_ether_addr& mac, uint16_t vlan = 0);
   void neighbour_route_del(std::size_t op, const IpAddr& ip);
-  void via_resolve(std::size_t op, const IpAddr& ip, uint16_t port, std::optional<rte_ether_addr> mac);
-  // The next hops by IP that members name: address and port.
+  // The members naming `ip` on interface `iface` (a port, or svi_iface(vlan)); on a VLAN's,
+  // `port` is where the neighbour was found.
+  void via_resolve(std::size_t op, const IpAddr& ip, uint16_t iface, uint16_t port, std::optional<rte_ether_addr> mac);
+  // The next hops by IP that members name: address and interface (a port, or svi_iface(vlan)).
   std::vector<std::pair<IpAddr, uint16_t>> via_next_hops() const;
 
   // Reads.

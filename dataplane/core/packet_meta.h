@@ -65,8 +65,11 @@ struct PacketMeta {
   PuntReason punt;  // set by the stage that takes a `local` edge
   uint32_t dest_qp;
   uint32_t psn;
+  // The VLAN of a frame the bridge hands to the router (a VLAN interface's, SVI): where the
+  // switch answers it from; 0 for every other frame.
+  uint16_t vlan;
 };
-static_assert(sizeof(PacketMeta) <= 40, "PacketMeta must stay within the mbuf private area budget");
+static_assert(sizeof(PacketMeta) <= 48, "PacketMeta must stay within the mbuf private area budget");
 // What the pipeline stamps at entry is one 32-bit word (Pipeline::run).
 static_assert(offsetof(PacketMeta, in_port) == 0 && offsetof(PacketMeta, trace) == 2);
 inline constexpr std::size_t kMetaStampBytes = 4;

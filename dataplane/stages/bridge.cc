@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "dataplane/stages/vlan_tag.h"
 #include "dataplane/tables/fdb.h"
 #include "dataplane/tm/queue/load_view.h"
 
@@ -26,40 +27,32 @@ Bridge::Bridge(const StageEnv& env) {
 void Bridge::out(rte_mbuf* m, uint16_t port, uint16_t vlan, const EnqueueTables& q, WorkerContext& ctx,
                  std::array<uint32_t, kCounters.size()>& tally) const {
   PacketMeta& pm = meta(m);
-  const bool tagged_in = pm.flags & meta_flag::kVlan;
-  const bool tagged_out = (ctx.vlans->vlan[vlan].tagged >> port) & 1;
-  if (tagged_in && tagged_out) {
-    // Kept, with the VLAN's id: a priority-tagged frame (VID 0) or one tagged with an access
-    // VLAN leaves a trunk in its VLAN. The PCP stays.
-    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    p[14] = static_cast<uint8_t>((p[14] & 0xF0) | (vlan >> 8));
-    p[15] = static_cast<uint8_t>(vlan);
-  } else if (tagged_in && !tagged_out) {
-    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-    std::memmove(p + 4, p, 2 * RTE_ETHER_ADDR_LEN);
-    rte_pktmbuf_adj(m, 4);
-    pm.flags &= static_cast<uint8_t>(~meta_flag::kVlan);
-    pm.l3_offset = static_cast<uint16_t>(pm.l3_offset - 4);
-    if (pm.l4_offset) pm.l4_offset = static_cast<uint16_t>(pm.l4_offset - 4);
-    ++tally[TagPopped];
-  } else if (!tagged_in && tagged_out) {
-    uint8_t* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, 4));
-    if (!p) [[unlikely]] {  // no headroom: never with DPDK's default, but not a crash either
+  switch (retag_frame(m, pm, vlan, (ctx.vlans->vlan[vlan].tagged >> port) & 1)) {
+    case Retag::Pushed:
+      ++tally[TagPushed];
+      break;
+    case Retag::Popped:
+      ++tally[TagPopped];
+      break;
+    case Retag::NoRoom:
       ctx.drop(m, DropReason::MalformedVlan, pm.in_port);
       return;
-    }
-    std::memmove(p, p + 4, 2 * RTE_ETHER_ADDR_LEN);
-    // The priority the class pauses on downstream: the traffic class (SONiC's maps are identity).
-    const uint16_t tci = static_cast<uint16_t>((pm.tc & 7) << 13 | vlan);
-    p[12] = 0x81, p[13] = 0x00, p[14] = static_cast<uint8_t>(tci >> 8), p[15] = static_cast<uint8_t>(tci);
-    pm.flags |= meta_flag::kVlan;
-    pm.pcp = pm.tc & 7;
-    pm.l3_offset = static_cast<uint16_t>(pm.l3_offset + 4);
-    if (pm.l4_offset) pm.l4_offset = static_cast<uint16_t>(pm.l4_offset + 4);
-    ++tally[TagPushed];
+    case Retag::Kept:
+      break;
   }
   pm.out_port = port;
   enqueue_packet(m, port, q, ctx);
+}
+
+uint8_t Bridge::to_router(rte_mbuf* m, PacketMeta& pm, uint16_t vlan, std::array<uint32_t, kCounters.size()>& tally) {
+  pm.vlan = vlan;
+  if (retag_frame(m, pm, vlan, false) == Retag::Popped) ++tally[TagPopped];
+  ++tally[Routed];
+  if (pm.l3 == L3Type::Ipv4) return Ipv4;
+  if (pm.l3 == L3Type::Ipv6) return Ipv6;
+  if (pm.punt == PuntReason::Arp) return Local;
+  pm.drop_reason = DropReason::NonIp;
+  return kNextDrop;
 }
 
 uint8_t Bridge::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
@@ -80,71 +73,95 @@ uint8_t Bridge::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     if (vlan == 0) {
       pm.drop_reason = DropReason::VlanNotMember;
       next[i] = kNextDrop;
-    } else {
-      if (!(p[6] & 1)) {  // a unicast source is learned
-        const uint64_t k = Fdb::key(vlan, p + 6);
-        Fdb::Entry* e = fdb.lookup(k);
-        if (!e || e->port.load(std::memory_order_relaxed) != pm.in_port) {
-          if (fdb.report(ctx.worker, k, pm.in_port)) ++tally[LearnReports];
-          else ++tally[LearnRingFull];
-        } else if (now > e->seen_ns.load(std::memory_order_relaxed) + refresh_ns_) {
-          e->seen_ns.store(now, std::memory_order_relaxed);
-        }
+      if (ctx.tracing) [[unlikely]]
+        ctx.trace(pm, next[i], vlan, trace_b);
+      continue;
+    }
+    if (!(p[6] & 1)) {  // a unicast source is learned
+      const uint64_t k = Fdb::key(vlan, p + 6);
+      Fdb::Entry* e = fdb.lookup(k);
+      if (!e || e->port.load(std::memory_order_relaxed) != pm.in_port) {
+        if (fdb.report(ctx.worker, k, pm.in_port)) ++tally[LearnReports];
+        else ++tally[LearnRingFull];
+      } else if (now > e->seen_ns.load(std::memory_order_relaxed) + refresh_ns_) {
+        e->seen_ns.store(now, std::memory_order_relaxed);
       }
-      const Fdb::Entry* dst = (p[0] & 1) ? nullptr : fdb.lookup(Fdb::key(vlan, p));
-      if (dst) {
-        const uint16_t port = dst->port.load(std::memory_order_relaxed);
-        trace_b = port;
-        if (port == pm.in_port || port >= ctx.num_ports || !((vt.vlan[vlan].members >> port) & 1)) {
-          pm.drop_reason = DropReason::BridgeFiltered;
-          next[i] = kNextDrop;
-        } else if (!((up >> port) & 1)) {
-          pm.drop_reason = DropReason::LinkDown;
-          next[i] = kNextDrop;
-        } else {
-          ++tally[Forwarded];
-          if (ctx.tracing) [[unlikely]]
-            ctx.trace(pm, kNextConsumed, vlan, port);
-          out(m, port, vlan, q, ctx, tally);
-          continue;
-        }
+    }
+    // The VLAN's router interface hears what is sent to its MAC, and broadcast ARP and IPv6
+    // multicast besides the flood (neighbour discovery's solicitations are multicast).
+    bool router_too = false;
+    if (const uint64_t router = vt.vlan[vlan].router) [[unlikely]] {
+      if (VlanTable::mac_word(p) == router) {
+        next[i] = to_router(m, pm, vlan, tally);
+        if (ctx.tracing) [[unlikely]]
+          ctx.trace(pm, next[i], vlan, uint64_t{1} << 62);
+        continue;
+      }
+      router_too = (p[0] & 1) && (pm.punt == PuntReason::Arp || (pm.l3 == L3Type::Ipv6 && p[0] == 0x33 && p[1] == 0x33));
+    }
+    const Fdb::Entry* dst = (p[0] & 1) ? nullptr : fdb.lookup(Fdb::key(vlan, p));
+    if (dst) {
+      const uint16_t port = dst->port.load(std::memory_order_relaxed);
+      trace_b = port;
+      if (port == pm.in_port || port >= ctx.num_ports || !((vt.vlan[vlan].members >> port) & 1)) {
+        pm.drop_reason = DropReason::BridgeFiltered;
+        next[i] = kNextDrop;
+      } else if (!((up >> port) & 1)) {
+        pm.drop_reason = DropReason::LinkDown;
+        next[i] = kNextDrop;
       } else {
-        // Flood: broadcast, multicast, unknown unicast, within the port's storm limit.
-        uint64_t& tat = tat_[pm.in_port & (kMaxPorts - 1)];
-        const uint64_t t = std::max(tat, now);
-        uint64_t targets = vt.vlan[vlan].members & up & ~(uint64_t{1} << (pm.in_port & 63));
-        trace_b = targets | uint64_t{1} << 63;
-        if (interval_ns_ && t > now + tolerance_ns_) {
-          pm.drop_reason = DropReason::BridgeStorm;
-          next[i] = kNextDrop;
-        } else if (targets == 0) {
-          tat = t + interval_ns_;
-          pm.drop_reason = DropReason::BridgeFiltered;
-          next[i] = kNextDrop;
-        } else {
-          tat = t + interval_ns_;
-          ++tally[Flooded];
-          if (ctx.tracing) [[unlikely]]
-            ctx.trace(pm, kNextConsumed, vlan, trace_b);
-          while (targets) {
-            const auto port = static_cast<uint16_t>(__builtin_ctzll(targets));
-            targets &= targets - 1;
-            rte_mbuf* c = m;
-            if (targets) {  // every target but the last gets a copy; the last, the frame
-              c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
-              if (!c) {
-                ++tally[NoMbuf];
-                continue;
-              }
-              std::memcpy(rte_mbuf_to_priv(c), &pm, sizeof pm);
-              meta(c).trace = 0;
-              ++tally[FloodCopies];
-            }
-            out(c, port, vlan, q, ctx, tally);
-          }
-          continue;
-        }
+        ++tally[Forwarded];
+        if (ctx.tracing) [[unlikely]]
+          ctx.trace(pm, kNextConsumed, vlan, port);
+        out(m, port, vlan, q, ctx, tally);
+        continue;
       }
+    } else {
+      // Flood: broadcast, multicast, unknown unicast, within the port's storm limit.
+      uint64_t& tat = tat_[pm.in_port & (kMaxPorts - 1)];
+      const uint64_t t = std::max(tat, now);
+      uint64_t targets = vt.vlan[vlan].members & up & ~(uint64_t{1} << (pm.in_port & 63));
+      trace_b = targets | uint64_t{1} << 63;
+      if (interval_ns_ && t > now + tolerance_ns_) {
+        pm.drop_reason = DropReason::BridgeStorm;
+        next[i] = kNextDrop;
+        targets = 0;
+      } else if (targets == 0) {
+        tat = t + interval_ns_;
+        pm.drop_reason = DropReason::BridgeFiltered;
+        next[i] = kNextDrop;
+      } else {
+        tat = t + interval_ns_;
+        ++tally[Flooded];
+      }
+      if (ctx.tracing && targets) [[unlikely]]
+        ctx.trace(pm, kNextConsumed, vlan, trace_b);
+      while (targets) {
+        const auto port = static_cast<uint16_t>(__builtin_ctzll(targets));
+        targets &= targets - 1;
+        rte_mbuf* c = m;
+        if (targets || router_too) {  // every target but the last gets a copy; the last, the frame
+          c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+          if (!c) {
+            ++tally[NoMbuf];
+            continue;
+          }
+          std::memcpy(rte_mbuf_to_priv(c), &pm, sizeof pm);
+          meta(c).trace = 0;
+          ++tally[FloodCopies];
+        }
+        out(c, port, vlan, q, ctx, tally);
+      }
+      if (!router_too) {
+        if (next[i] == kNextDrop && ctx.tracing) [[unlikely]]
+          ctx.trace(pm, next[i], vlan, trace_b);
+        continue;
+      }
+      // The frame itself goes to the router, whatever the storm limit did to its flood.
+      next[i] = to_router(m, pm, vlan, tally);
+      if (ctx.tracing) [[unlikely]]
+        ctx.trace(pm, next[i], vlan, uint64_t{1} << 62);
+      continue;
     }
     if (ctx.tracing) [[unlikely]]
       ctx.trace(pm, next[i], vlan, trace_b);
@@ -157,6 +174,7 @@ uint8_t Bridge::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
 std::string Bridge::format_trace(const TraceRecord& r) const {
   if (r.drop == DropReason::VlanNotMember) return "not a member of the frame's VLAN";
   if (r.b >> 63) return fmt::format("vlan {}: flood to ports {:#x}", r.a, r.b & ~(uint64_t{1} << 63));
+  if ((r.b >> 62) & 1) return fmt::format("vlan {}: to its router interface", r.a);
   return fmt::format("vlan {}: to port {}", r.a, r.b);
 }
 

@@ -157,7 +157,8 @@ static_assert(offsetof(PacketMeta, out_port) == 4 && offsetof(PacketMeta, l3_off
               offsetof(PacketMeta, dscp) == 23 && offsetof(PacketMeta, ecn) == 24 && offsetof(PacketMeta, tc) == 25 &&
               offsetof(PacketMeta, queue) == 26 && offsetof(PacketMeta, ip_proto) == 27 &&
               offsetof(PacketMeta, bth_opcode) == 28 && offsetof(PacketMeta, drop_reason) == 29 &&
-              offsetof(PacketMeta, dest_qp) == 32 && offsetof(PacketMeta, psn) == 36 && sizeof(PacketMeta) == 40);
+              offsetof(PacketMeta, dest_qp) == 32 && offsetof(PacketMeta, psn) == 36 && offsetof(PacketMeta, vlan) == 40 &&
+              sizeof(PacketMeta) == 44);
 static_assert(static_cast<uint8_t>(DropReason::None) == 0);
 [[gnu::always_inline]] inline bool parse_common_shape(const rte_mbuf* m, PacketMeta& pm, uint32_t seed, Tally& t) {
   const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
@@ -190,7 +191,7 @@ static_assert(static_cast<uint8_t>(DropReason::None) == 0);
   const bool cnp = opcode == kCnpOpcode;
   const uint64_t flags = meta_flag::kUdp | (roce ? meta_flag::kRoce : 0) | (cnp ? meta_flag::kCnp : 0);
   const uint64_t qp = roce ? load_be32(bth + 4) & 0xFFFFFF : 0;
-  const uint32_t psn = roce ? load_be32(bth + 8) & 0xFFFFFF : 0;
+  const uint64_t psn = roce ? load_be32(bth + 8) & 0xFFFFFF : 0;  // and vlan 0
   // out_port none, l3 and l4 offsets, group 0 | flow hash, nexthop 0 | l3, flags, pcp 0, dscp,
   // ecn, tc 0, queue 0, ip_proto | opcode, no drop, no punt, dest_qp | psn.
   const uint64_t w0 = uint64_t{kInvalidPort} | uint64_t{kL3} << 16 | uint64_t{kL4} << 32;
@@ -203,7 +204,7 @@ static_assert(static_cast<uint8_t>(DropReason::None) == 0);
   __builtin_memcpy(b + 12, &w1, 8);
   __builtin_memcpy(b + 20, &w2, 8);
   __builtin_memcpy(b + 28, &w3, 8);
-  __builtin_memcpy(b + 36, &psn, 4);
+  __builtin_memcpy(b + 36, &psn, 8);
   if (!roce) [[unlikely]]
     ++t.common_not_roce;
   if (cnp) [[unlikely]]
@@ -221,14 +222,14 @@ template <unsigned F>
   }
   ++t.general;
   // Everything after the pipeline's stamp starts from zero (no port, no drop).
-  static_assert(sizeof(PacketMeta) == kMetaStampBytes + 36);
+  static_assert(sizeof(PacketMeta) == kMetaStampBytes + 40);
   const uint64_t zero = 0, no_port = kInvalidPort;
   auto* b = reinterpret_cast<uint8_t*>(&pm);
   __builtin_memcpy(b + 4, &no_port, 8);
   __builtin_memcpy(b + 12, &zero, 8);
   __builtin_memcpy(b + 20, &zero, 8);
   __builtin_memcpy(b + 28, &zero, 8);
-  __builtin_memcpy(b + 36, &zero, 4);
+  __builtin_memcpy(b + 36, &zero, 8);
   const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = m->data_len;
   if (len < sizeof(rte_ether_hdr)) [[unlikely]]

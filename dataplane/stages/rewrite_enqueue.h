@@ -1,10 +1,14 @@
 // rewrite_enqueue: the rewrite step (P4 egress: table port_mac and the RoceEgress rewrite) and the
 // enqueue step into the egress port's traffic manager, in one pass. Consumes every packet: queued
-// here, handed to the owner worker, or dropped by admission with a counted reason.
+// here, handed to the owner worker, or dropped by admission with a counted reason. A packet out
+// of a bridged port is routed into a VLAN (a VLAN interface's neighbour): tagged as the port
+// carries the VLAN, off the common path.
 #pragma once
 #include "dataplane/core/step_stage.h"
 #include "dataplane/stages/enqueue.h"
 #include "dataplane/stages/rewrite.h"
+#include "dataplane/stages/vlan_tag.h"
+#include "dataplane/tables/vlan_table.h"
 
 namespace rs {
 
@@ -22,10 +26,11 @@ class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
     const rte_ether_addr* port_mac;
     NexthopCounters* per_nexthop;
     EnqueueTables q;
+    uint64_t bridged;                // ports in some VLAN
     uint32_t ipv6 = 0, handoff = 0;  // the rare cases (parse.h's Tally says why)
   };
   Pass begin(const WorkerContext& ctx) const {
-    return Pass{ctx.fib->nexthop_table(), ctx.port_mac, ctx.nexthop_counters, EnqueueTables(ctx)};
+    return Pass{ctx.fib->nexthop_table(), ctx.port_mac, ctx.nexthop_counters, EnqueueTables(ctx), ctx.vlans ? ctx.vlans->bridged : 0};
   }
   template <bool kTrace>
   [[gnu::always_inline]] uint8_t step(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx, Pass& t) const {
@@ -37,6 +42,12 @@ class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
     member.bytes.add(m->pkt_len);
     if (!rewrite_frame(m, pm, t.nexthops, t.port_mac)) [[unlikely]]
       ++t.ipv6;
+    if ((t.bridged >> (port & 63)) & 1) [[unlikely]] {
+      if (!into_vlan(m, pm, ctx)) {
+        if constexpr (kTrace) trace_after(before, Enqueued{false, DropReason::MalformedVlan}, ctx);
+        return kNextConsumed;
+      }
+    }
     const Enqueued where = enqueue_packet(m, port, t.q, ctx);
     if (where.handoff) [[unlikely]]
       ++t.handoff;
@@ -55,6 +66,14 @@ class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
     uint16_t id;
     uint64_t a, b;
   };
+  // Tags `m` for its next hop's VLAN; false when it was dropped (no headroom for the tag).
+  [[gnu::noinline]] static bool into_vlan(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx) {
+    const uint16_t vlan = ctx.fib->nexthop_vlans()[pm.nexthop];
+    if (vlan == 0) return true;
+    if (retag_frame(m, pm, vlan, (ctx.vlans->vlan[vlan].tagged >> (pm.out_port & 63)) & 1) != Retag::NoRoom) return true;
+    ctx.drop(m, DropReason::MalformedVlan, pm.in_port);
+    return false;
+  }
   static Traced trace_before(const rte_mbuf* m, const PacketMeta& pm, const WorkerContext& ctx);
   static void trace_after(const Traced& t, const Enqueued& where, WorkerContext& ctx);
 };

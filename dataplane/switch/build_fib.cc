@@ -46,6 +46,7 @@ std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std
   if (num_nexthops > kMaxNexthops) throw std::runtime_error(fmt::format("more than {} next hops", kMaxNexthops));
   auto out = std::make_shared<FibGroups>();
   out->nexthops.assign(num_nexthops, NextHop{kInvalidPort, {}});  // unused ids lead nowhere
+  out->nexthop_vlan.assign(num_nexthops, 0);
   for (auto& s : slots) {
     NextHopGroup ng;
     if (!s.spec) {  // a deleted group's slot: no route names it
@@ -65,6 +66,7 @@ std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std
       const uint32_t nh = s.nexthop.at(i);
       if (nh >= num_nexthops) throw std::runtime_error(fmt::format("group '{}': bad next hop {}", g.name, nh));
       out->nexthops[nh] = {g.members[i].port, g.members[i].mac};
+      out->nexthop_vlan[nh] = g.members[i].vlan;
       // Next hops still being resolved carry nothing until they are (as an ASIC's group holds
       // only resolved neighbours); the control plane republishes the group when they are.
       if (!g.members[i].resolved) continue;

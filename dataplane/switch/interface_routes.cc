@@ -45,25 +45,29 @@ void add_interface_routes(SwitchConfig& cfg) {
   const auto local_id = static_cast<uint32_t>(cfg.groups.size());
   cfg.groups.push_back(local);
   bool any_v6 = false;
-  for (auto& p : cfg.ports)
-    for (auto& a : p.addrs) {
-      const std::string what = fmt::format("port {}'s address {}/{}", p.name, format_ip(a.addr), a.depth);
+  // `name` as the connected group names it: the port's, or VlanN.
+  auto add_iface = [&](const std::string& label, const std::string& name, const std::vector<InterfaceAddress>& addrs) {
+    for (auto& a : addrs) {
+      const std::string what = fmt::format("{}'s address {}/{}", label, format_ip(a.addr), a.depth);
       add(prefix_route(a.addr, a.addr.v6 ? 128 : 32, local_id), what);
       any_v6 |= a.addr.v6;
       if (a.depth == (a.addr.v6 ? 128 : 32)) continue;
       GroupSpec g;
       const RouteSpec subnet = prefix_route(a.addr, a.depth, static_cast<uint32_t>(cfg.groups.size()));
-      g.name = fmt::format("{}{}:{}", kConnectedGroupPrefix, p.name, text(subnet));
+      g.name = fmt::format("{}{}:{}", kConnectedGroupPrefix, name, text(subnet));
       g.origin = GroupOrigin::Connected;
       cfg.groups.push_back(g);
       add(subnet, what);
     }
+  };
+  for (auto& p : cfg.ports) add_iface("port " + p.name, p.name, p.addrs);
+  for (auto& v : cfg.vlan_interfaces) add_iface(fmt::format("VLAN {}", v.vlan), fmt::format("Vlan{}", v.vlan), v.addrs);
   if (any_v6) {
     IpAddr mc;
     mc.v6 = true;
     mc.b[0] = 0xff;
     mc.b[1] = 0x02;
-    add(prefix_route(mc, 16, local_id), "neighbour discovery (some port has an IPv6 address)");
+    add(prefix_route(mc, 16, local_id), "neighbour discovery (some interface has an IPv6 address)");
   }
 }
 

@@ -147,6 +147,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
         }
         if (ps.bridged()) vlans_->bridged |= bit;
       }
+      for (auto& v : cfg.vlan_interfaces) vlans_->vlan[v.vlan].router = VlanTable::mac_word(v.mac.addr_bytes);
       fdb_ = std::make_unique<Fdb>(cfg.bridge.fdb_size, cfg.workers, qsbr_);
     }
     StageEnv env;

@@ -100,6 +100,7 @@ class Switch {
   // The bridge's FDB (tables/fdb.h) and VLANs: null when the switch has no VLANs. The link
   // monitor (poll_links) learns, ages and flushes it.
   const Fdb* fdb() const { return fdb_.get(); }
+  const VlanTable* vlans() const { return vlans_.get(); }
   // The control plane's packets (switch/local_path.h): null when no port has an address.
   LocalPath* local() { return local_.get(); }
   const LocalPath* local() const { return local_.get(); }

@@ -55,6 +55,22 @@ struct PortSpec {
   bool bridged() const { return access_vlan != 0 || !tagged_vlans.empty(); }
 };
 
+// A VLAN's router interface (SVI, SONiC's VLAN_INTERFACE): the bridge hands the router the
+// VLAN's frames sent to `mac`, and the addresses' subnets are connected routes into the VLAN,
+// their hosts found on whichever member port the bridge learned them.
+struct VlanInterface {
+  uint16_t vlan = 0;
+  rte_ether_addr mac{};
+  std::vector<InterfaceAddress> addrs;
+};
+
+// Where a router interface is, as the neighbour table and the control plane's frames name it:
+// a port (its index) or a VLAN's interface (kSviIface | the VLAN id).
+inline constexpr uint16_t kSviIface = 0x8000;
+inline bool is_svi(uint16_t iface) { return (iface & 0xF000) == kSviIface; }
+inline uint16_t svi_iface(uint16_t vlan) { return static_cast<uint16_t>(kSviIface | vlan); }
+inline uint16_t svi_vlan(uint16_t iface) { return iface & 0x0FFF; }
+
 
 // What the switch says of itself in LLDP (every port that sends it).
 struct LldpConfig {
@@ -81,13 +97,18 @@ struct NeighbourConfig {
 // A member is a port and the next hop's MAC: given (static), or found by ARP / neighbour
 // discovery for the next hop's address `via` (resolved once the control plane knows the MAC;
 // until then it takes no traffic, and a group with no resolved member punts its packets).
+// A next hop on a VLAN interface has its `vlan`: its frames are tagged as the port it was
+// learned on (`port`, found by the control plane) carries the VLAN.
 struct GroupMemberSpec {
   uint16_t port = 0;
   rte_ether_addr mac{};
   uint32_t weight = 1;
   std::optional<IpAddr> via;
   bool resolved = true;
+  uint16_t vlan = 0;
 };
+// Where a member's next hop is: its port, or its VLAN's interface (svi_iface).
+inline uint16_t member_iface(const GroupMemberSpec& m) { return m.vlan ? svi_iface(m.vlan) : m.port; }
 // A member with its MAC given, weight 1.
 inline GroupMemberSpec static_member(uint16_t port, const rte_ether_addr& mac) {
   GroupMemberSpec m;
@@ -155,6 +176,7 @@ struct SwitchConfig {
   NeighbourConfig neighbours;
   LldpConfig lldp;
   std::vector<uint16_t> vlans;  // the VLANs the bridge has (1..4094)
+  std::vector<VlanInterface> vlan_interfaces;
   BridgeConfig bridge;
   bool has_bridge() const { return !vlans.empty(); }
   // Whether some port has an address: then the switch runs its control plane's packet path
@@ -163,7 +185,7 @@ struct SwitchConfig {
   bool has_addresses() const {
     for (auto& p : ports)
       if (!p.addrs.empty() || p.lldp) return true;
-    return false;
+    return !vlan_interfaces.empty();
   }
   double duration_s = 0;          // demo runs set one; 0 = until signalled
 };

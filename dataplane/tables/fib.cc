@@ -58,6 +58,7 @@ uint32_t Fib::add_nexthop(const NextHop& nh) {
   auto& nexthops = own_groups().nexthops;
   if (nexthops.size() >= kMaxNexthops) throw std::runtime_error(fmt::format("more than {} next hops", kMaxNexthops));
   nexthops.push_back(nh);
+  own_groups().nexthop_vlan.push_back(0);
   return static_cast<uint32_t>(nexthops.size() - 1);
 }
 

@@ -64,6 +64,9 @@ struct NextHopGroup {
 // no route names, so the ids of the others never move.
 struct FibGroups {
   std::vector<NextHop> nexthops;
+  // Beside each next hop, the VLAN of the interface it is on (a VLAN interface's neighbour,
+  // tagged as its port carries the VLAN), 0 for a port's; read only for a bridged port.
+  std::vector<uint16_t> nexthop_vlan;
   std::vector<NextHopGroup> groups;
   std::vector<std::unique_ptr<PolicySet>> policy_sets;  // one per worker
   FibGroups();
@@ -106,6 +109,7 @@ class Fib {
   const NextHopGroup* group_table() const { return g_->groups.data(); }
   const NextHop& nexthop(uint32_t id) const { return g_->nexthops[id]; }
   const NextHop* nexthop_table() const { return g_->nexthops.data(); }
+  const uint16_t* nexthop_vlans() const { return g_->nexthop_vlan.data(); }
   std::size_t num_groups() const { return g_->groups.size(); }
   std::size_t num_nexthops() const { return g_->nexthops.size(); }
   const FibGroups& groups() const { return *g_; }

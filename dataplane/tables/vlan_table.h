@@ -1,9 +1,10 @@
 // VLAN membership as the bridge stage reads it: per VLAN the member ports and which of them
-// carry it tagged, one bit a port; per port its access VLAN. Set at start-up (the config's
-// vlans and ports[].vlan).
+// carry it tagged, one bit a port, and its router MAC when it has an interface (SVI); per port
+// its access VLAN. Set at start-up (the config's vlans and ports[].vlan).
 #pragma once
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include "dataplane/core/types.h"
 
@@ -25,7 +26,15 @@ struct VlanTable {
   struct Vlan {
     uint64_t members = 0;  // ports in the VLAN
     uint64_t tagged = 0;   // of them, those that carry it tagged
+    // The VLAN's router interface (SVI): frames to this MAC (mac_word) are routed; 0 = none.
+    uint64_t router = 0;
   };
+  // A MAC as one word to compare, never 0 (bit 48 set).
+  static uint64_t mac_word(const uint8_t* mac) {
+    uint64_t w = 0;
+    std::memcpy(&w, mac, 6);
+    return w | uint64_t{1} << 48;
+  }
   std::array<Vlan, kMaxVlanId + 1> vlan{};  // by VLAN id; an unused id has no members
   std::array<uint16_t, kMaxPorts> access{};  // per port: its untagged VLAN, 0 = none
   uint64_t bridged = 0;                       // ports in some VLAN

@@ -28,7 +28,7 @@ void* pkt(int i) { return &g_pkts[i]; }
 
 std::string text(const NudAction& a) {
   static const char* const kinds[] = {"probe-mcast", "probe-ucast", "resolved", "unresolved", "send", "drop"};
-  std::string s = std::string(kinds[a.kind]) + " " + std::to_string(a.key.port) + "/" + format_ip(a.key.ip);
+  std::string s = std::string(kinds[a.kind]) + " " + std::to_string(a.key.iface) + "/" + format_ip(a.key.ip);
   if (a.kind != NudAction::ProbeMulticast && a.kind != NudAction::Drop) {
     const auto& b = a.mac.addr_bytes;
     const bool ours = b[0] == 0x02 && b[1] == 0 && b[2] == 0 && b[3] == 0 && b[4] == 0;

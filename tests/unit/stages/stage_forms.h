@@ -39,11 +39,11 @@ inline constexpr MetaField kMetaFields[] = {
     {"group", 10, 2},     {"flow_hash", 12, 4}, {"nexthop", 16, 4}, {"l3", 20, 1},        {"flags", 21, 1},
     {"pcp", 22, 1},       {"dscp", 23, 1},     {"ecn", 24, 1},     {"tc", 25, 1},        {"queue", 26, 1},
     {"ip_proto", 27, 1},  {"bth_opcode", 28, 1}, {"drop_reason", 29, 1}, {"dest_qp", 32, 4},
-    {"psn", 36, 4}};
+    {"psn", 36, 4},       {"vlan", 40, 2}};
 // Bytes 30 and 31 are padding, not a field: a compiler may keep or rewrite them in any store of
 // the struct (clang's value-initialisation zeroes them, a field-by-field fill leaves them), so
 // the forms are not compared there.
-static_assert(sizeof(PacketMeta) == 40);
+static_assert(sizeof(PacketMeta) == 44);
 
 // "" when equal, else the first field that differs and both values.
 inline std::string meta_diff(const PacketMeta& a, const PacketMeta& b) {
