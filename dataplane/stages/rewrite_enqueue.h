@@ -1,8 +1,8 @@
 // rewrite_enqueue: the rewrite step (P4 egress: table port_mac and the RoceEgress rewrite) and the
 // enqueue step into the egress port's traffic manager, in one pass. Consumes every packet: queued
 // here, handed to the owner worker, or dropped by admission with a counted reason. A packet out
-// of a bridged port is routed into a VLAN (a VLAN interface's neighbour): tagged as the port
-// carries the VLAN, off the common path.
+// of a bridged port is routed into a VLAN (a VLAN interface's neighbour): from the interface's
+// MAC, tagged as the port carries the VLAN, off the common path.
 #pragma once
 #include "dataplane/core/step_stage.h"
 #include "dataplane/stages/enqueue.h"
@@ -70,6 +70,9 @@ class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
   [[gnu::noinline]] static bool into_vlan(rte_mbuf* m, PacketMeta& pm, WorkerContext& ctx) {
     const uint16_t vlan = ctx.fib->nexthop_vlans()[pm.nexthop];
     if (vlan == 0) return true;
+    // From the VLAN interface's MAC, not the port's.
+    const uint64_t router = ctx.vlans->vlan[vlan].router;
+    std::memcpy(rte_pktmbuf_mtod_offset(m, uint8_t*, RTE_ETHER_ADDR_LEN), &router, RTE_ETHER_ADDR_LEN);
     if (retag_frame(m, pm, vlan, (ctx.vlans->vlan[vlan].tagged >> (pm.out_port & 63)) & 1) != Retag::NoRoom) return true;
     ctx.drop(m, DropReason::MalformedVlan, pm.in_port);
     return false;

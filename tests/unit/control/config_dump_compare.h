@@ -70,10 +70,15 @@ inline void equal_port(const PortSpec& a, const PortSpec& b, const std::string& 
 }
 
 inline void equal_member(const GroupMemberSpec& a, const GroupMemberSpec& b, const std::string& at) {
-  RS_FIELD(port); RS_MAC(mac); RS_FIELD(weight); RS_FIELD(resolved); RS_FIELD(via.has_value());
+  RS_FIELD(port); RS_MAC(mac); RS_FIELD(weight); RS_FIELD(resolved); RS_FIELD(vlan); RS_FIELD(via.has_value());
   if (a.via && b.via) {
     EXPECT_EQ(format_ip(*a.via), format_ip(*b.via)) << at << ".via";
   }
+}
+
+inline void equal_svi(const VlanInterface& a, const VlanInterface& b, const std::string& at) {
+  RS_FIELD(vlan); RS_MAC(mac);
+  EXPECT_TRUE(a.addrs == b.addrs) << at << ".addrs";
 }
 
 inline void equal_group(const GroupSpec& a, const GroupSpec& b, const std::string& at) {
@@ -113,6 +118,7 @@ inline void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const st
   EXPECT_TRUE(a.neighbours == b.neighbours) << at << ".neighbours";
   EXPECT_TRUE(a.lldp == b.lldp) << at << ".lldp";
   RS_FIELD(vlans);
+  RS_EACH(vlan_interfaces, equal_svi);
   EXPECT_TRUE(a.bridge == b.bridge) << at << ".bridge";
   RS_EACH(ports, equal_port);
   RS_EACH(groups, equal_group);

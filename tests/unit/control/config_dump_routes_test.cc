@@ -91,6 +91,40 @@ routes:
   EXPECT_EQ(dump_config(c), d);
 }
 
+// VLAN interfaces (SVIs): a VLAN with addresses (and its MAC, given or the default) comes back
+// as a map among the plain ids; its subnets make connected groups named after the VLAN; a next
+// hop by IP on its subnet has the VLAN and no port until it is found.
+TEST(ConfigDump, VlanInterfacesRoundTrip) {
+  const std::string y = R"(
+ports:
+  - {name: a, devargs: x, ipv4: 10.0.1.1/24}
+  - {name: b, devargs: y, vlan: {access: 10}}
+  - {name: c, devargs: z, vlan: {tagged: [10, 20, 30]}}
+vlans: [{id: 10, ipv4: 10.0.10.1/24, ipv6: "2001:db8:10::1/64"}, 20, {id: 30, ipv4: [10.0.30.1/24], mac: "02:00:00:00:30:01"}]
+routes:
+  - {prefix: 10.9.0.0/16, via: 10.0.10.7}
+)";
+  const SwitchConfig c = load_config_text(y, "svi.yaml");
+  ASSERT_EQ(c.vlan_interfaces.size(), 2u);
+  EXPECT_EQ(mac(c.vlan_interfaces[0].mac), "02:52:53:01:00:0a");
+  EXPECT_EQ(mac(c.vlan_interfaces[1].mac), "02:00:00:00:30:01");
+  EXPECT_EQ(c.vlans, (std::vector<uint16_t>{10, 20, 30}));
+  std::vector<std::string> connected;
+  for (auto& g : c.groups)
+    if (g.origin == GroupOrigin::Connected) connected.push_back(g.name);
+  EXPECT_THAT(connected, testing::ElementsAre("connected:a:10.0.1.0/24", "connected:Vlan10:10.0.10.0/24",
+                                              "connected:Vlan10:2001:db8:10::/64", "connected:Vlan30:10.0.30.0/24"));
+  const GroupSpec& via = c.groups[c.routes[0].group];
+  ASSERT_EQ(via.members.size(), 1u);
+  EXPECT_EQ(via.members[0].vlan, 10);
+  EXPECT_EQ(via.members[0].port, kInvalidPort);
+  EXPECT_FALSE(via.members[0].resolved);
+  const std::string d = round_trip(c, "svi");
+  EXPECT_THAT(d, testing::HasSubstr("{id: 10, mac: \"02:52:53:01:00:0a\", ipv4: [10.0.10.1/24], ipv6: [2001:db8:10::1/64]}"));
+  EXPECT_THAT(d, testing::HasSubstr("via: 10.0.10.7"));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("connected:")));
+}
+
 // A running switch numbers its groups otherwise: one added after the routes' own groups, routes
 // in prefix order. The dump is the loader's order, the same groups and routes renumbered; its
 // reload dumps to the same text.

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <rte_mempool.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -217,6 +218,7 @@ struct Options {
   int workers = 1;
   std::string routes;    // more lines under routes:
   std::string sections;  // more top-level YAML (neighbours:, copp:)
+  std::array<const char*, kPorts> port_keys{};  // a port's keys in place of its addresses above
 };
 
 class Rig {
@@ -234,7 +236,7 @@ class Rig {
                                        R"(, ipv4: [10.0.2.1/24], ipv6: ["2001:db8:2::1/64"])", ", ipv4: 10.0.3.1/24"};
     for (int p = 0; p < kPorts; ++p)
       y += fmt::format("  - {{name: p{}, kind: ethdev, devargs: \"{}\", mac: \"{}\"{}}}\n", p, peers_[p]->devname(), kPortMac[p],
-                       o.addresses ? addrs[p] : "");
+                       o.port_keys[p] ? o.port_keys[p] : o.addresses ? addrs[p] : "");
     y += fmt::format("routes:\n  - {{prefix: 10.8.0.0/16, port: p2, mac: \"{}\"}}\n  - {{prefix: \"2001:db8:8::/48\", port: p2, mac: \"{}\"}}\n",
                      kFarMac, kFarMac);
     y += o.routes + o.sections;
