@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "app/routing_stats.h"
+#include "dataplane/proto/mac_addr.h"
 
 namespace rs {
 namespace {
@@ -142,7 +143,7 @@ nlohmann::json stats_json(const Switch& sw) {
     for (const Fdb::Row& r : fdb->rows()) {
       if (rows.size() == 1000) break;
       rows.push_back({{"vlan", r.vlan},
-                      {"mac", fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", r.mac[0], r.mac[1], r.mac[2], r.mac[3], r.mac[4], r.mac[5])},
+                      {"mac", format_mac(r.mac)},
                       {"port", r.port < sw.num_ports() ? sw.port(r.port).name : std::to_string(r.port)}});
     }
     j["bridge"] = {{"fdb_entries", fdb->size()}, {"learned", fdb->learned()}, {"moved", fdb->moved()},

@@ -18,6 +18,7 @@
 
 #include "control/config/config_reader.h"
 #include "dataplane/switch/switch_config.h"
+#include "dataplane/proto/mac_addr.h"
 
 namespace rs::dump {
 
@@ -42,9 +43,6 @@ inline bool plain_safe(const std::string& s) {
 
 // Shortest text that reads back as the same double (fmt's round-trip form).
 inline std::string real(double v) { return fmt::format("{}", v); }
-inline std::string mac_text(const rte_ether_addr& a) {
-  return fmt::format("{:02x}", fmt::join(a.addr_bytes, a.addr_bytes + RTE_ETHER_ADDR_LEN, ":"));
-}
 inline std::string ip_text(bool v6, const void* addr) {
   char buf[INET6_ADDRSTRLEN];
   return inet_ntop(v6 ? AF_INET6 : AF_INET, addr, buf, sizeof buf);
@@ -59,7 +57,7 @@ struct Out {
   Out& kv(const char* k, const T& v) { return key(k), e << v, *this; }
   Out& text(const std::string& s) { return (plain_safe(s) ? e << s : e << YAML::DoubleQuoted << s), *this; }
   Out& ks(const char* k, const std::string& s) { return key(k).text(s); }  // a free-form string
-  Out& kmac(const char* k, const rte_ether_addr& a) { return key(k), e << YAML::DoubleQuoted << mac_text(a), *this; }
+  Out& kmac(const char* k, const rte_ether_addr& a) { return key(k), e << YAML::DoubleQuoted << format_mac(a), *this; }
   Out& begin_map(const char* k = nullptr, bool flow = false) {
     if (k) key(k);
     return (flow ? e << YAML::Flow : e) << YAML::BeginMap, *this;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "control/local/local_agent.h"
+#include "dataplane/proto/mac_addr.h"
 
 namespace rs {
 
@@ -11,9 +12,7 @@ nlohmann::json LocalAgent::neighbours_json() const {
   for (const Neighbour* n : table_.entries()) {
     nlohmann::json e = {{"port", port_name(n->key.iface)}, {"ip", format_ip(n->key.ip)}, {"state", nud_state_name(n->state)},
                         {"held", n->held.size()}, {"static", n->is_static}};
-    e["mac"] = n->has_mac ? nlohmann::json(fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", n->mac.addr_bytes[0], n->mac.addr_bytes[1],
-                                        n->mac.addr_bytes[2], n->mac.addr_bytes[3], n->mac.addr_bytes[4], n->mac.addr_bytes[5]))
-                          : nlohmann::json(nullptr);
+    e["mac"] = n->has_mac ? nlohmann::json(format_mac(n->mac)) : nlohmann::json(nullptr);
     out.push_back(std::move(e));
   }
   return out;

@@ -14,6 +14,7 @@
 #include "control/runtime/captures.h"
 #include "control/runtime/control_reads.h"
 #include "control/runtime/settings_ops.h"
+#include "dataplane/proto/mac_addr.h"
 
 namespace rs {
 
@@ -306,7 +307,7 @@ json ControlApi::read(const std::string& op, const json& args) {
     if (const Fdb* fdb = sw.fdb())
       for (const Fdb::Row& r : fdb->rows())
         out.push_back({{"vlan", r.vlan},
-                       {"mac", fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", r.mac[0], r.mac[1], r.mac[2], r.mac[3], r.mac[4], r.mac[5])},
+                       {"mac", format_mac(r.mac)},
                        {"port", r.port < sw.num_ports() ? sw.port(r.port).name : std::to_string(r.port)}});
     return out;
   }

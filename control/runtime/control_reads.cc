@@ -7,6 +7,7 @@
 
 #include "control/config/config_reader.h"
 #include "dataplane/routing/routing_policy.h"
+#include "dataplane/proto/mac_addr.h"
 
 namespace rs {
 
@@ -48,11 +49,15 @@ json group_json(const RunningState& st, uint32_t id) {
   const GroupSpec& g = *st.group(id);
   json members = json::array();
   for (std::size_t m = 0; m < g.members.size(); ++m) {
-    const uint8_t* b = g.members[m].mac.addr_bytes;
-    members.push_back({{"port", st.sw().config().ports[g.members[m].port].name},
-                       {"mac", fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", b[0], b[1], b[2], b[3], b[4], b[5])},
-                       {"weight", g.members[m].weight},
-                       {"nexthop", st.member_nexthops(id)[m]}});
+    const GroupMemberSpec& mm = g.members[m];
+    // A next hop on a VLAN interface has no port until its host is found.
+    json e = {{"port", mm.port < st.sw().num_ports() ? json(st.sw().config().ports[mm.port].name) : json(nullptr)},
+              {"mac", format_mac(mm.mac)},
+              {"weight", mm.weight},
+              {"nexthop", st.member_nexthops(id)[m]}};
+    if (mm.via) e["ip"] = format_ip(*mm.via), e["resolved"] = mm.resolved;
+    if (mm.vlan) e["vlan"] = mm.vlan;
+    members.push_back(std::move(e));
   }
   json by_tc = json::object();
   for (int tc = 0; tc < 8; ++tc)

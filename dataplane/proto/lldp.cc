@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "dataplane/proto/arp.h"  // start_frame, load_be16, store_be16
+#include "dataplane/proto/mac_addr.h"
 
 namespace rs::proto {
 namespace {
@@ -382,15 +383,7 @@ std::string mac_id(const rte_ether_addr& mac) {
 
 std::string mac_text(const std::string& raw6) {
   if (raw6.size() != RTE_ETHER_ADDR_LEN) return {};
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < raw6.size(); ++i) {
-    const auto b = static_cast<uint8_t>(raw6[i]);
-    if (i != 0) out += ':';
-    out += kHex[b >> 4];
-    out += kHex[b & 0x0f];
-  }
-  return out;
+  return format_mac(reinterpret_cast<const uint8_t*>(raw6.data()));
 }
 
 std::string chassis_id_text(const LldpInfo& info) { return id_text(info.chassis_subtype, info.chassis_id, false); }

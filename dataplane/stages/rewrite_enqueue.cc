@@ -1,4 +1,5 @@
 #include "dataplane/stages/rewrite_enqueue.h"
+#include "dataplane/proto/mac_addr.h"
 
 #include <fmt/core.h>
 
@@ -30,8 +31,7 @@ std::string RewriteEnqueue::format_trace(const TraceRecord& r) const {
   const unsigned port = r.b & 0xFFFF, queue = (r.b >> 16) & 0xFF, owner = (r.b >> 40) & 0xFF;
   const bool handoff = (r.b >> 32) & 1;
   const bool ipv6 = (r.b >> 56) & 1;
-  std::string s = fmt::format("port {} dmac {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} {} {}", port, mac[0], mac[1],
-                              mac[2], mac[3], mac[4], mac[5], ipv6 ? "hop limit" : "ttl", (r.b >> 48) & 0xFF);
+  std::string s = fmt::format("port {} dmac {} {} {}", port, format_mac(mac), ipv6 ? "hop limit" : "ttl", (r.b >> 48) & 0xFF);
   // A drop says its reason after this (the pipeline prints it); otherwise where it went.
   if (r.edge == kNextDrop) return s + fmt::format(" queue {}:", queue);
   return s + (handoff ? fmt::format(" -> handoff to worker {}, queue {}", owner, queue) : fmt::format(" -> enqueue queue {}", queue));

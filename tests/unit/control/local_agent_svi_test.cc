@@ -9,6 +9,7 @@
 //   p1 access VLAN 10                                   host A 10.0.10.2, 2001:db8:10::2
 //   p2 tagged VLAN 10                                   host B 10.0.10.3
 //   VLAN 10's interface: 02:00:00:00:01:0a  10.0.10.1/24  2001:db8:10::1/64
+#include "control/runtime/control_reads.h"
 #include "tests/unit/control/local_agent_rig.h"
 
 namespace rs::test {
@@ -201,6 +202,47 @@ TEST(LocalAgentSvi, FramesToTheInterfaceMacAreRoutedOutOfTheVlanOthersBridged) {
   EXPECT_EQ(vid_of(p2[0]), 10);
   EXPECT_EQ(untagged(p2[0])[22], 64) << "bridged, not routed";
   EXPECT_TRUE(r.sent(0).empty());
+  r.finish();
+}
+
+// A route whose next hop is named by IP on the VLAN's subnet: it has the VLAN and no port until
+// the host answers, then goes out of the port the host answered on, tagged. The group listing
+// shows both states.
+TEST(LocalAgentSvi, ANextHopByIpOnTheVlanIsFoundWhereItAnswers) {
+  Options o = svi_rig();
+  o.routes = "  - {prefix: 10.9.0.0/16, via: 10.0.10.3}\n";
+  RIG(r, o);
+  auto member = [&] {
+    const json groups = read_state(*r.state, "group.list", json::object());
+    for (auto& g : groups)
+      for (auto& m : g["members"])
+        if (m.value("ip", "") == "10.0.10.3") return m;
+    return json();
+  };
+  r.cycle();
+  json m = member();
+  EXPECT_TRUE(m["port"].is_null()) << m.dump();
+  EXPECT_EQ(m["vlan"], 10);
+  EXPECT_EQ(m["resolved"], false);
+  // The agent resolves it at start: its probe is flooded to the VLAN.
+  auto p1 = r.sent(1), p2 = r.sent(2);
+  ASSERT_EQ(p1.size(), 1u);
+  ASSERT_EQ(p2.size(), 1u);
+  EXPECT_EQ(arp_text(p1[0]), fmt::format("{} {} op1 {} 10.0.10.1 00:00:00:00:00:00 10.0.10.3", kBcast, kSvi, kSvi));
+  r.inject(2, tagged(arp(2, kSvi, kB, "10.0.10.3", kSvi, "10.0.10.1"), 10));
+  r.cycle();
+  m = member();
+  EXPECT_EQ(m["port"], "p2") << m.dump();
+  EXPECT_EQ(m["resolved"], true);
+  EXPECT_EQ(m["mac"], kB);
+  r.inject(0, udp4("10.9.1.1", 64, 5));
+  r.cycle();
+  p2 = r.sent(2);
+  ASSERT_EQ(p2.size(), 1u);
+  EXPECT_EQ(vid_of(p2[0]), 10);
+  EXPECT_EQ(mac_at(p2[0], 0), kB);
+  EXPECT_EQ(mac_at(p2[0], 6), kSvi);
+  EXPECT_TRUE(r.sent(1).empty());
   r.finish();
 }
 
