@@ -19,8 +19,7 @@ uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1])
 
 Bridge::Bridge(const StageEnv& env) {
   const BridgeConfig c = env.bridge ? *env.bridge : BridgeConfig{};
-  interval_ns_ = c.flood_pps ? std::max<uint64_t>(1, 1'000'000'000ull / c.flood_pps) : 0;
-  tolerance_ns_ = c.flood_pps ? uint64_t{std::max<uint32_t>(c.flood_burst, 1) - 1} * interval_ns_ : 0;
+  flood_ = GcraRate::of(c.flood_pps, c.flood_burst);
   refresh_ns_ = std::min<uint64_t>(1'000'000'000, static_cast<uint64_t>(c.ageing_s * 1e9 / 4));
 }
 
@@ -118,20 +117,16 @@ uint8_t Bridge::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       }
     } else {
       // Flood: broadcast, multicast, unknown unicast, within the port's storm limit.
-      uint64_t& tat = tat_[pm.in_port & (kMaxPorts - 1)];
-      const uint64_t t = std::max(tat, now);
       uint64_t targets = vt.vlan[vlan].members & up & ~(uint64_t{1} << (pm.in_port & 63));
       trace_b = targets | uint64_t{1} << 63;
-      if (interval_ns_ && t > now + tolerance_ns_) {
+      if (flood_.interval_ns && !flood_.admit(tat_[pm.in_port & (kMaxPorts - 1)], now)) {
         pm.drop_reason = DropReason::BridgeStorm;
         next[i] = kNextDrop;
         targets = 0;
       } else if (targets == 0) {
-        tat = t + interval_ns_;
         pm.drop_reason = DropReason::BridgeFiltered;
         next[i] = kNextDrop;
       } else {
-        tat = t + interval_ns_;
         ++tally[Flooded];
       }
       if (ctx.tracing && targets) [[unlikely]]

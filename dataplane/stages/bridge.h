@@ -15,6 +15,7 @@
 #pragma once
 #include <array>
 
+#include "dataplane/core/gcra.h"
 #include "dataplane/core/stage.h"
 #include "dataplane/stages/enqueue.h"
 #include "dataplane/tables/vlan_table.h"
@@ -41,8 +42,8 @@ class Bridge final : public StageBase<Bridge> {
            std::array<uint32_t, kCounters.size()>& tally) const;
   // The edge of a frame for the VLAN's router interface (its tag popped), or kNextDrop.
   static uint8_t to_router(rte_mbuf* m, PacketMeta& pm, uint16_t vlan, std::array<uint32_t, kCounters.size()>& tally);
-  // GCRA per ingress port for floods: the earliest time the next flood conforms.
-  uint64_t interval_ns_ = 0, tolerance_ns_ = 0;
+  // The flood storm limit, a GCRA per ingress port (core/gcra.h; pps 0: no limit).
+  GcraRate flood_;
   // How often a known source's last-seen time is written: often enough that an active station
   // never ages out, rarely enough that its entry's line is not written every frame.
   uint64_t refresh_ns_ = 0;

@@ -10,11 +10,7 @@ namespace rs {
 
 Punt::Punt(const StageEnv& env) {
   const CoppConfig copp = env.copp ? *env.copp : CoppConfig{};
-  for (std::size_t c = 0; c < kCoppClasses; ++c) {
-    const CoppPolicer& p = copp.policer[c];
-    interval_ns_[c] = p.pps ? std::max<uint64_t>(1, 1'000'000'000ull / p.pps) : 0;
-    tolerance_ns_[c] = p.pps ? uint64_t{std::max<uint32_t>(p.burst, 1) - 1} * interval_ns_[c] : 0;
-  }
+  for (std::size_t c = 0; c < kCoppClasses; ++c) rate_[c] = GcraRate::of(copp.policer[c].pps, copp.policer[c].burst);
 }
 
 CoppClass Punt::classify(const rte_mbuf* m, const PacketMeta& pm) {
@@ -52,16 +48,12 @@ uint8_t Punt::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
     rte_mbuf* m = in.pkts[i];
     PacketMeta& pm = meta(m);
     const auto c = static_cast<std::size_t>(classify(m, pm));
-    Bucket& b = bucket_[pm.in_port % kMaxPorts][c];
-    const uint64_t now = ctx.now_ns;
-    const uint64_t tat = std::max(b.tat, now);
-    if (interval_ns_[c] == 0 || tat > now + tolerance_ns_[c]) {
+    if (rate_[c].interval_ns == 0 || !rate_[c].admit(tat_[pm.in_port % kMaxPorts][c], ctx.now_ns)) {
       // An expiring or unroutable packet was lost anyway: only its ICMP answer is policed.
       if (pm.punt != PuntReason::TtlExpired && pm.punt != PuntReason::NoRoute) pm.drop_reason = DropReason::PuntPoliced;
       next[i] = kNextDrop;
       ++tally[Policed];
     } else {
-      b.tat = tat + interval_ns_[c];
       next[i] = kNextConsumed;
       up[k] = m;
       at[k++] = i;

@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 
+#include "dataplane/core/gcra.h"
 #include "dataplane/core/stage.h"
 #include "dataplane/tables/copp.h"
 
@@ -27,14 +28,10 @@ class Punt final : public StageBase<Punt> {
   static CoppClass classify(const rte_mbuf* m, const PacketMeta& pm);
 
  private:
-  // A GCRA policer per port and kind: the earliest time the next packet conforms, in ns.
-  // A packet conforms when that time is at most now + the burst's tolerance.
-  struct Bucket {
-    uint64_t tat = 0;
-  };
-  std::array<uint64_t, kCoppClasses> interval_ns_{};   // 1e9 / pps; 0: none allowed
-  std::array<uint64_t, kCoppClasses> tolerance_ns_{};  // (burst - 1) x interval
-  std::array<std::array<Bucket, kCoppClasses>, kMaxPorts> bucket_{};
+  // A GCRA policer per port and kind (core/gcra.h): each kind's rate (pps 0: none allowed) and
+  // each port's theoretical arrival times.
+  std::array<GcraRate, kCoppClasses> rate_{};
+  std::array<std::array<uint64_t, kCoppClasses>, kMaxPorts> tat_{};
 };
 
 }  // namespace rs
