@@ -112,49 +112,22 @@ in_ns "$NS_A" ip addr add 10.0.10.1/24 dev "$IF_A"
 in_ns "$NS_B" ip addr add 10.0.10.2/24 dev "$IF_B"
 in_ns "$NS_D" ip addr add 10.0.20.4/24 dev "$IF_D"
 # C's VLAN interfaces: by default a veth pair per VLAN inside C's namespace, the inner end the
-# VLAN interface (C's MAC too), the outer end bridged to the trunk by a user-space tagger (stdlib
-# Python on packet sockets: push the tag towards the trunk, pop it from it), so the test runs the
-# same on every kernel (some have no 802.1Q, CONFIG_VLAN_8021Q). RS_E2E_KERNEL_VLAN=1 uses 802.1Q
-# subinterfaces of the trunk instead, where the kernel has them.
+# VLAN interface (C's MAC too), the outer end bridged to the trunk by a user-space tagger
+# (vlan_tagger.py, stdlib Python on packet sockets: push the tag towards the trunk, pop it from
+# it), so the test runs the same on every kernel (some have no 802.1Q, CONFIG_VLAN_8021Q).
+# RS_E2E_KERNEL_VLAN=1 uses 802.1Q subinterfaces of the trunk instead, where the kernel has them.
 if [ "${RS_E2E_KERNEL_VLAN:-0}" = 1 ] && in_ns "$NS_C" ip link add link "$IF_C" name "$IF_C10" type vlan id 10 2>"$T/err"; then
   in_ns "$NS_C" ip link add link "$IF_C" name "$IF_C20" type vlan id 20
   C_HOW="802.1Q subinterfaces $IF_C10, $IF_C20"
 else
   IF_C10="c10$ID" IF_C20="c20$ID" C_HOW="user-space tagger"
-  cat >"$T/tagger.py" <<'PYEOF'
-import select, socket, struct, sys
-trunk, ports = sys.argv[1], {int(v): i for v, i in (a.split('=') for a in sys.argv[2:])}
-def sock(ifc):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))  # ETH_P_ALL
-    s.setsockopt(263, 8, 1)  # SOL_PACKET, PACKET_AUXDATA: the tag the kernel took off
-    s.bind((ifc, 0))
-    return s
-t, by_vid = sock(trunk), {v: sock(i) for v, i in ports.items()}
-vid_of = {s: v for v, s in by_vid.items()}
-print('ready', flush=True)
-while True:
-    for s in select.select([t, *by_vid.values()], [], [])[0]:
-        data, anc, _, addr = s.recvmsg(65536, socket.CMSG_SPACE(32))
-        if addr[2] == socket.PACKET_OUTGOING:
-            continue
-        if s is not t:  # from a VLAN interface: tag it
-            t.send(data[:12] + struct.pack('!HH', 0x8100, vid_of[s]) + data[12:])
-            continue
-        vid = None
-        for lvl, typ, c in anc:
-            if (lvl, typ) == (263, 8) and len(c) >= 20 and struct.unpack_from('=I', c)[0] & 0x10:
-                vid = struct.unpack_from('=H', c, 16)[0] & 0xfff
-        if vid is None and data[12:14] == b'\x81\x00':
-            vid, data = struct.unpack_from('!H', data, 14)[0] & 0xfff, data[:12] + data[16:]
-        if vid in by_vid:
-            by_vid[vid].send(data)
-PYEOF
+  TAGGER="$(cd "$(dirname "$0")" && pwd)/vlan_tagger.py"
   for v in 10 20; do
     in_ns "$NS_C" ip link add "c$v$ID" type veth peer name "k$v$ID"
     in_ns "$NS_C" ip link set "c$v$ID" address $MAC_C
     for i in "c$v$ID" "k$v$ID"; do in_ns "$NS_C" ethtool -K "$i" tx off >/dev/null; in_ns "$NS_C" ip link set "$i" up; done
   done
-  ip netns exec "$NS_C" "$PY" -u "$T/tagger.py" "$IF_C" "10=k10$ID" "20=k20$ID" >"$T/tagger.log" 2>&1 &
+  ip netns exec "$NS_C" "$PY" -u "$TAGGER" "$IF_C" "10=k10$ID" "20=k20$ID" >"$T/tagger.log" 2>&1 &
   BG_PIDS+=($!)
   for ((i = 0; i < 50; i++)); do grep -qs ready "$T/tagger.log" && break; sleep 0.1; done
   grep -qs ready "$T/tagger.log" || die "the tagger did not start: $(cat "$T/tagger.log")"
@@ -215,13 +188,15 @@ send_arps() {
   fi
   set -e
 }
-# capture NS IF NAME: tshark on IF in NS, in the background, until stopped; waits until it captures.
+# capture NS IF NAME: tshark on IF in NS, in the background, until stopped; waits until it
+# captures (tshark says 'Capturing on' before dumpcap has opened the interface; dumpcap writes
+# the file's header once it has).
 capture() {
   local i
   ip netns exec "$1" tshark -n -q -i "$2" -f "arp or (vlan and arp)" -w "$T/$3.pcapng" >"$T/$3.tshark.log" 2>&1 &
   BG_PIDS+=($!) CAP_PIDS+=($!)
-  for ((i = 0; i < 100; i++)); do grep -qs 'Capturing on' "$T/$3.tshark.log" && return 0; sleep 0.1; done
-  log "note: tshark on $2 did not say 'Capturing on' within 10 s: $(head -c 300 "$T/$3.tshark.log")"
+  for ((i = 0; i < 100; i++)); do [ -s "$T/$3.pcapng" ] && return 0; sleep 0.1; done
+  log "note: tshark on $2 has not started its file within 10 s: $(head -c 300 "$T/$3.tshark.log")"
 }
 # arp99 NAME [DISPLAY-FILTER]: the captured ARP requests for 10.0.10.99 (and the filter).
 arp99() {
