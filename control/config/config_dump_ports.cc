@@ -27,6 +27,36 @@ void write_host(Out& o, const HostSpec& h, const std::string& hp) {
     o.end_map();
   }
   if (!h.flows.empty()) o.end_seq();
+  if (h.nic.enabled) {
+    const nic::NicSpec& n = h.nic;
+    o.begin_map("nic").kv("mtu", n.rc.mtu).kv("cc", n.dcqcn ? "dcqcn" : "none").kv("ack_req_every", n.rc.ack_req_every);
+    o.kv("ack_every", n.rc.ack_every).kv("retransmit_us", time_text(n.rc.retransmit_ns, 1e3, 1, 1e7, hp + ".nic.retransmit_ns"));
+    o.kv("max_outstanding", n.rc.max_outstanding);
+    const nic::DcqcnConfig& c = n.cc;
+    o.begin_map("dcqcn", true).kv("rpg_time_reset", real(c.rpg_time_reset_us)).kv("rpg_byte_reset", c.rpg_byte_reset);
+    o.kv("rpg_threshold", c.rpg_threshold);
+    if (c.rpg_ai_rate_mbps > 0) o.kv("rpg_ai_rate", real(c.rpg_ai_rate_mbps));  // 0: scaled to the line rate
+    if (c.rpg_hai_rate_mbps > 0) o.kv("rpg_hai_rate", real(c.rpg_hai_rate_mbps));
+    o.kv("rpg_min_rate", real(c.rpg_min_rate_mbps)).kv("rate_to_set_on_first_cnp", real(c.rate_to_set_on_first_cnp_mbps));
+    o.kv("dce_tcp_g", c.dce_tcp_g).kv("dce_tcp_rtt", real(c.dce_tcp_rtt_us)).kv("rate_reduce_monitor_period", real(c.rate_reduce_monitor_period_us));
+    o.kv("initial_alpha_value", c.initial_alpha_value).kv("clamp_tgt_rate", c.clamp_tgt_rate);
+    o.kv("min_time_between_cnps", real(c.min_time_between_cnps_us)).kv("cnp_dscp", static_cast<unsigned>(c.cnp_dscp));
+    o.kv("cnp_802p_prio", static_cast<unsigned>(c.cnp_802p_prio)).end_map().end_map();
+  }
+  if (!h.qps.empty()) o.begin_seq("qps");
+  for (std::size_t k = 0; k < h.qps.size(); ++k) {
+    const nic::QpSpec& q = h.qps[k];
+    const std::string qp = fmt::format("{}.qps[{}]", hp, k);
+    o.begin_map(nullptr, true).kv("dst", ip_text(false, &q.peer_ip)).kv("qpn", fmt::format("{:#x}", q.qpn)).kv("dscp", static_cast<unsigned>(q.dscp));
+    if (q.priority >= 0) o.kv("priority", static_cast<int>(q.priority));
+    o.kv("message_bytes", q.message_bytes).kv("messages", q.messages).kv("depth", q.depth);
+    o.kv("interval_us", time_text(q.interval_ns, 1e3, 0, 1e9, qp + ".interval_ns")).kv("op", q.write ? "write" : "send");
+    if (q.rate_gbps > 0) o.kv("rate_gbps", real(q.rate_gbps));
+    o.kv("start_s", seconds(q.start_ns, qp + ".start_ns"));
+    if (q.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(q.stop_ns, qp + ".stop_ns"));
+    o.end_map();
+  }
+  if (!h.qps.empty()) o.end_seq();
   const HostPfcStorm& st = h.storm;
   if (st.priority >= 0) {
     o.begin_map("pfc_storm", true).kv("priority", static_cast<int>(st.priority)).kv("start_s", seconds(st.start_ns, hp + ".storm.start_ns"));

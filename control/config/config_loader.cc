@@ -18,6 +18,7 @@
 #include "control/config/bridge_config.h"
 #include "control/config/fault_config.h"
 #include "control/config/interface_config.h"
+#include "control/config/nic_config.h"
 #include "control/config/mirror_config.h"
 #include "control/config/routing_config.h"
 #include "dataplane/routing/routing_policy.h"
@@ -70,7 +71,7 @@ void read_queues(const ConfigReader& rd, const YAML::Node& n, const std::string&
 }
 
 void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& path, HostSpec& h) {
-  rd.keys(n, path, {"ip", "mac", "flows", "pfc_storm", "receiver"});
+  rd.keys(n, path, {"ip", "mac", "flows", "pfc_storm", "receiver", "nic", "qps"});
   if (!n["ip"]) rd.fail(n, path + ".ip", "missing");
   if (!n["mac"]) rd.fail(n, path + ".mac", "missing");
   h.ip = rd.ipv4(n["ip"], path + ".ip");
@@ -101,6 +102,12 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
       if (auto x = f["stop_s"]) s.stop_ns = rd.nanoseconds(x, fp + ".stop_s", 0, 1e6, 1e9);
       h.flows.push_back(s);
     }
+  }
+  // The RoCE NIC: given, or made with its defaults for the host's queue pairs.
+  if (auto x = n["nic"]) read_nic(rd, x, path + ".nic", h.nic);
+  if (auto x = n["qps"]) {
+    read_qps(rd, x, path + ".qps", h.ip, h.qps);
+    h.nic.enabled = true;
   }
   // A stuck receiver for PFC watchdog experiments: XOFF on one priority, refreshed for ever.
   if (auto st = n["pfc_storm"]) {

@@ -51,6 +51,8 @@ EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, doub
     : spec_(spec), pool_(pool), link_gbps_(link_gbps), leader_(receiver_leader) {
   rx_ = leader_ ? leader_->rx_ : std::make_shared<RxTracker>(spec.rx_flow_capacity);
   link_.configure(link_gbps, now_ns);
+  if (spec.nic.enabled)
+    nic_ = std::make_unique<nic::RoceNic>(spec.nic, spec.qps, spec.ip, spec.mac, switch_mac, link_gbps, spec.priority_of_dscp, now_ns);
   for (std::size_t i = 0; i < spec.flows.size(); ++i) {
     Flow& f = flows_.emplace_back();
     f.spec = spec.flows[i];
@@ -131,12 +133,12 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
       next_storm_ns_ = now_ns + std::max<uint64_t>(1, pause_quanta_to_ns(st.quanta, link_gbps_) / 2);
     }
   }
-  if (flows_.empty()) {
+  if (flows_.empty() && !nic_) {
     tx_pkts_.add(got);
     return got;
   }
   // A sending flow is a backlogged link: time lost to a descheduled worker is made up.
-  bool any_active = false;
+  bool any_active = nic_ && nic_->active(now_ns);
   for (auto& f : flows_) {
     // A flow paused by PFC is not backlogged on the wire: it must not bank the paused time
     // and burst it out at XON (that burst is what the switch's headroom would have to hold).
@@ -145,6 +147,15 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     any_active |= active;
   }
   link_.refill(now_ns, any_active);
+  if (nic_) {
+    const uint16_t k = nic_->transmit(pkts + got, static_cast<uint16_t>(n - got), now_ns, link_, pause_until_, pool_);
+    for (uint16_t i = got; i < got + k; ++i) tx_bytes_.add(pkts[i]->pkt_len);
+    got = static_cast<uint16_t>(got + k);
+    if (flows_.empty()) {
+      tx_pkts_.add(got);
+      return got;
+    }
+  }
   // One poll is one instant: the switch's PFC reaches the host only between polls, so the time
   // a stalled worker makes up above must not go out in one poll (5 ms at 1 Gb/s is 625 KB, far
   // past any PG's headroom). Each flow sends at most its bucket (~20 us of its rate, two jumbo
@@ -213,6 +224,11 @@ uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
       auto* udp = reinterpret_cast<const rte_udp_hdr*>(p + kL3Off + sizeof(rte_ipv4_hdr));
       if (ip->version_ihl == 0x45 && ip->next_proto_id == IPPROTO_UDP && rte_be_to_cpu_16(udp->dst_port) == kRocePort) {
         rx_roce_.inc();
+        if ((ip->type_of_service & 3) == 3) rx_ce_.inc();
+        if (nic_ && nic_->receive(p, m->data_len, now_ns)) {
+          rte_pktmbuf_free(m);
+          continue;
+        }
         const uint32_t ip_len = rte_be_to_cpu_16(ip->total_length);
         const uint32_t udp_len = rte_be_to_cpu_16(udp->dgram_len);
         if (kL3Off + ip_len > m->data_len || !roce_icrc_ok(p + kL3Off, ip_len, false)) {
@@ -223,7 +239,6 @@ uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
                          uint32_t{bth[9]} << 16 | uint32_t{bth[10]} << 8 | bth[11], roce_payload(bth, udp_len),
                          m->pkt_len, now_ns);
         }
-        if ((ip->type_of_service & 3) == 3) rx_ce_.inc();
       }
     }
     rte_pktmbuf_free(m);
@@ -244,6 +259,7 @@ void EmulatedHost::stats(nlohmann::json& j) const {
   h["rx_pfc_frames"] = rx_pfc_.get();
   h["rx_pfc_malformed"] = rx_pfc_bad_.get();
   if (spec_.storm.priority >= 0) h["pfc_storm_frames_sent"] = storm_sent_.get();
+  if (nic_) nic_->stats(h);
   auto& fl = h["flows"];
   fl = nlohmann::json::array();
   for (auto& f : flows_)

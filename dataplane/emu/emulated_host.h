@@ -1,8 +1,10 @@
 // An in-process RoCE host on a switch port: it sends RoCEv2 flows (valid ICRC, one QP each)
 // at configured rates, limited by its own link, and counts and checks what the switch sends
 // it: per received flow (source IP, destination QP) packets, payload bytes, and the PSN
-// sequence's reordering and loss (rx_tracker.h has the definitions). No ethdev, no NIC, no
-// files: the embedded demo and the tests run on it.
+// sequence's reordering and loss (rx_tracker.h has the definitions). No ethdev, no files: the
+// embedded demo and the tests run on it. With a NIC (`host.nic`, `host.qps`) it also runs RC
+// queue pairs with go-back-N and DCQCN (dataplane/nic/roce_nic.h): their frames go first, and
+// the RoCE frames it receives are the NIC's.
 //
 // Receiver groups: hosts whose spec names the same `receiver` are one remote host reached over
 // several links (a flow sprayed over 8 uplinks arrives on 8 ports and is reassembled there).
@@ -24,6 +26,7 @@
 
 #include "dataplane/core/counter.h"
 #include "dataplane/emu/rx_tracker.h"
+#include "dataplane/nic/roce_nic.h"
 #include "dataplane/ports/port.h"
 #include "dataplane/tm/queue/shaper.h"
 
@@ -58,6 +61,10 @@ struct HostSpec {
   HostPfcStorm storm;
   std::string receiver;  // receiver group name; empty: the host is its own receiver
   uint32_t rx_flow_capacity = RxTracker::kDefaultCapacity;  // flows tracked (the leader's counts)
+  // The host's RoCE NIC (dataplane/nic/roce_nic.h): RC queue pairs with go-back-N and DCQCN.
+  nic::NicSpec nic;
+  std::vector<nic::QpSpec> qps;
+  std::array<uint8_t, 64> priority_of_dscp{};  // the switch's maps, filled in by the switch
 };
 
 class EmulatedHost final : public Port {
@@ -83,6 +90,7 @@ class EmulatedHost final : public Port {
   bool paused(int priority, uint64_t now_ns) const { return now_ns < pause_until_[priority & 7]; }
   // The received flows (shared by a receiver group; read from any thread).
   const RxTracker& rx_tracker() const { return *rx_; }
+  const nic::RoceNic* roce_nic() const { return nic_.get(); }
   const std::string& receiver() const { return spec_.receiver; }
   bool receiver_leader() const { return leader_ == nullptr; }
 
@@ -116,6 +124,7 @@ class EmulatedHost final : public Port {
   uint64_t next_storm_ns_ = 0;
   std::shared_ptr<RxTracker> rx_;  // shared by a receiver group
   const EmulatedHost* leader_ = nullptr;  // the group's first host, when that is not this one
+  std::unique_ptr<nic::RoceNic> nic_;     // when the host has a NIC
 };
 
 }  // namespace rs

@@ -57,7 +57,13 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   // rx bursts) is allocated and freed within the cache, never through the shared ring; but
   // together (each may hold 1.5 x its size) they keep at most about a fifth of a small pool.
   const unsigned cache = std::min<unsigned>(RTE_MEMPOOL_CACHE_MAX_SIZE, cfg.mbufs / (8 * (cfg.workers + 1)));
-  pool_ = create_mbuf_pool({.name = unique_object_name("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize});
+  // Emulated NICs with a path MTU above 1 KiB put frames in the pool's mbufs whole (one segment).
+  uint32_t room = RTE_MBUF_DEFAULT_BUF_SIZE;
+  for (auto& ps : cfg.ports)
+    if (ps.kind == PortKind::EmulatedHost && ps.host.nic.enabled)
+      room = std::max<uint32_t>(room, RTE_PKTMBUF_HEADROOM + nic::kHeaders + nic::kRethLen + ps.host.nic.rc.mtu + 4);
+  pool_ = create_mbuf_pool({.name = unique_object_name("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize,
+                            .data_room = static_cast<uint16_t>(room)});
   if (!pool_) throw std::runtime_error(fmt::format("mbuf pool: {}", rte_strerror(rte_errno)));
   try {
     const BufferInputs in = buffer_inputs(cfg);
@@ -72,6 +78,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
         HostSpec hs = ps.host;
         for (auto& f : hs.flows)
           if (f.priority < 0) f.priority = static_cast<int8_t>(cfg.mmu.tc_to_pg[cfg.qos.dscp_to_tc[f.dscp & 63] & 7]);
+        for (std::size_t d = 0; d < 64; ++d) hs.priority_of_dscp[d] = cfg.mmu.tc_to_pg[cfg.qos.dscp_to_tc[d] & 7] & 7;
         // A receiver group's ports share the first one's flow tracker, which has one writer:
         // the worker that owns them all (unpinned members follow the first port, below).
         const EmulatedHost* leader = nullptr;

@@ -31,6 +31,13 @@ class Shaper {
     credit_ = 0;
     last_ = now_ns;
   }
+  // A new rate from now on (a congestion controller's), the credit kept within the new bucket.
+  void set_rate(double gbps) {
+    rate_bps_ = static_cast<uint64_t>(gbps * 1e9 / 8.0);
+    burst_ = std::max<uint64_t>(2 * 9216 + 64, rate_bps_ / 50'000) * kScale;
+    catchup_ = std::max<uint64_t>(burst_, rate_bps_ / 200 * kScale);
+    credit_ = std::min<int64_t>(credit_, static_cast<int64_t>(burst_));
+  }
   uint64_t rate_bytes_per_s() const { return rate_bps_; }
   // The bucket of an idle link, in bytes: what it may send at once without being backlogged.
   uint64_t burst_bytes() const { return burst_ / kScale; }

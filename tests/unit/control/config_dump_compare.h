@@ -47,6 +47,8 @@ inline void equal_port(const PortSpec& a, const PortSpec& b, const std::string& 
   RS_FIELD(faults.duplicate); RS_FIELD(faults.delay_ns); RS_FIELD(faults.jitter_ns); RS_FIELD(faults.stuck_start_ns);
   RS_FIELD(faults.stuck_stop_ns); RS_FIELD(faults.stuck_pfc); RS_FIELD(faults.stuck_quanta);
   RS_EACH(host.flows, equal_flow);
+  EXPECT_TRUE(a.host.nic == b.host.nic) << at << ".host.nic";
+  EXPECT_TRUE(a.host.qps == b.host.qps) << at << ".host.qps";
   RS_FIELD(lossless.cable_length_m); RS_FIELD(lossless.dynamic_th); RS_FIELD(lossless.reserved); RS_FIELD(lossless.pfc_quanta);
   for (int g = 0; g < 8; ++g) {
     const std::string pg = fmt::format("{}.lossless.pg[{}]", at, g);

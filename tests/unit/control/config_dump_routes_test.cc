@@ -125,6 +125,34 @@ routes:
   EXPECT_THAT(d, testing::Not(testing::HasSubstr("connected:")));
 }
 
+// Emulated NICs: the settings (NVIDIA's DCQCN names) and the queue pairs come back; a host with
+// queue pairs and no `nic` gets the NIC's defaults, written out whole.
+TEST(ConfigDump, NicsAndQueuePairsRoundTrip) {
+  const std::string y = R"(
+ports:
+  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa", nic: {mtu: 4096, cc: dcqcn, ack_every: 8, retransmit_us: 500,
+       dcqcn: {rpg_time_reset: 55, rpg_byte_reset: 10485760, rpg_threshold: 5, rpg_ai_rate: 40, rpg_hai_rate: 200,
+               dce_tcp_g: 4, dce_tcp_rtt: 55, min_time_between_cnps: 50, clamp_tgt_rate: true}},
+     qps: [{dst: 10.0.0.3, qpn: 0x11, message_bytes: 65536, messages: 100, depth: 8, op: write},
+           {dst: 10.0.0.3, qpn: 0x12, message_bytes: 1000, interval_us: 10, op: send, rate_gbps: 5, start_s: 0.01, stop_s: 0.5}]}}
+  - {name: b, host: {ip: 10.0.0.3, mac: "02:00:00:00:00:bb", nic: {cc: none}}}
+  - {name: c, host: {ip: 10.0.0.4, mac: "02:00:00:00:00:cc", qps: [{dst: 10.0.0.2, priority: 3}]}}
+)";
+  const SwitchConfig c = load_config_text(y, "nic.yaml");
+  ASSERT_EQ(c.ports[0].host.qps.size(), 2u);
+  EXPECT_TRUE(c.ports[0].host.nic.enabled);
+  EXPECT_EQ(c.ports[0].host.nic.rc.mtu, 4096u);
+  EXPECT_EQ(c.ports[0].host.nic.cc.rpg_threshold, 5u);
+  EXPECT_EQ(c.ports[0].host.qps[1].interval_ns, 10'000u);
+  EXPECT_FALSE(c.ports[0].host.qps[1].write);
+  EXPECT_FALSE(c.ports[1].host.nic.dcqcn);
+  EXPECT_TRUE(c.ports[2].host.nic.enabled) << "queue pairs bring the NIC";
+  EXPECT_EQ(c.ports[2].host.qps[0].qpn, 0x100u) << "the default QP number by position";
+  const std::string d = round_trip(c, "nic");
+  EXPECT_THAT(d, testing::HasSubstr("rpg_byte_reset: 10485760"));
+  EXPECT_THAT(d, testing::HasSubstr("cc: none"));
+}
+
 // A running switch numbers its groups otherwise: one added after the routes' own groups, routes
 // in prefix order. The dump is the loader's order, the same groups and routes renumbered; its
 // reload dumps to the same text.

@@ -1,0 +1,87 @@
+#include "control/config/nic_config.h"
+
+#include <fmt/core.h>
+
+namespace rs {
+
+void read_nic(const ConfigReader& rd, const YAML::Node& n, const std::string& path, nic::NicSpec& s) {
+  rd.map(n, path);
+  rd.keys(n, path, {"mtu", "cc", "ack_req_every", "ack_every", "retransmit_us", "max_outstanding", "dcqcn"});
+  s.enabled = true;
+  if (auto x = n["mtu"]) {
+    const auto mtu = static_cast<uint32_t>(rd.integer(x, path + ".mtu", 256, 4096));
+    if (mtu & (mtu - 1)) rd.fail(x, path + ".mtu", fmt::format("{}: an IB path MTU is 256, 512, 1024, 2048 or 4096", mtu));
+    s.rc.mtu = mtu;
+  }
+  if (auto x = n["cc"]) {
+    const std::string cc = rd.str(x, path + ".cc");
+    if (cc != "dcqcn" && cc != "none") rd.fail(x, path + ".cc", fmt::format("'{}': expected 'dcqcn' or 'none'", cc));
+    s.dcqcn = cc == "dcqcn";
+  }
+  if (auto x = n["ack_req_every"]) s.rc.ack_req_every = static_cast<uint32_t>(rd.integer(x, path + ".ack_req_every", 0, 1 << 20));
+  if (auto x = n["ack_every"]) s.rc.ack_every = static_cast<uint32_t>(rd.integer(x, path + ".ack_every", 0, 1 << 20));
+  if (auto x = n["retransmit_us"]) s.rc.retransmit_ns = rd.nanoseconds(x, path + ".retransmit_us", 1, 1e7, 1e3);
+  if (auto x = n["max_outstanding"]) s.rc.max_outstanding = static_cast<uint32_t>(rd.integer(x, path + ".max_outstanding", 1, 1 << 22));
+  const YAML::Node d = n["dcqcn"];
+  if (!d) return;
+  const std::string dp = path + ".dcqcn";
+  rd.map(d, dp);
+  rd.keys(d, dp, {"rpg_time_reset", "rpg_byte_reset", "rpg_threshold", "rpg_ai_rate", "rpg_hai_rate", "rpg_min_rate",
+                  "rate_to_set_on_first_cnp", "dce_tcp_g", "dce_tcp_rtt", "rate_reduce_monitor_period", "initial_alpha_value",
+                  "clamp_tgt_rate", "min_time_between_cnps", "cnp_dscp", "cnp_802p_prio"});
+  nic::DcqcnConfig& c = s.cc;
+  auto us = [&](const char* k, double& v, double lo, double hi) {
+    if (auto x = d[k]) v = rd.real(x, dp + "." + k, lo, hi);
+  };
+  us("rpg_time_reset", c.rpg_time_reset_us, 1, 1e6);
+  us("rpg_ai_rate", c.rpg_ai_rate_mbps, 1, 800'000);
+  us("rpg_hai_rate", c.rpg_hai_rate_mbps, 1, 800'000);
+  us("rpg_min_rate", c.rpg_min_rate_mbps, 1, 800'000);
+  us("rate_to_set_on_first_cnp", c.rate_to_set_on_first_cnp_mbps, 0, 800'000);
+  us("dce_tcp_rtt", c.dce_tcp_rtt_us, 1, 1e6);
+  us("rate_reduce_monitor_period", c.rate_reduce_monitor_period_us, 1, 1e6);
+  us("min_time_between_cnps", c.min_time_between_cnps_us, 0, 1e6);
+  if (auto x = d["rpg_byte_reset"]) c.rpg_byte_reset = static_cast<uint64_t>(rd.integer(x, dp + ".rpg_byte_reset", 0, int64_t{1} << 40));
+  if (auto x = d["rpg_threshold"]) c.rpg_threshold = static_cast<uint32_t>(rd.integer(x, dp + ".rpg_threshold", 1, 31));
+  if (auto x = d["dce_tcp_g"]) c.dce_tcp_g = static_cast<uint32_t>(rd.integer(x, dp + ".dce_tcp_g", 1, 1024));
+  if (auto x = d["initial_alpha_value"]) c.initial_alpha_value = static_cast<uint32_t>(rd.integer(x, dp + ".initial_alpha_value", 0, 1024));
+  if (auto x = d["clamp_tgt_rate"]) c.clamp_tgt_rate = rd.boolean(x, dp + ".clamp_tgt_rate");
+  if (auto x = d["cnp_dscp"]) c.cnp_dscp = static_cast<uint8_t>(rd.integer(x, dp + ".cnp_dscp", 0, 63));
+  if (auto x = d["cnp_802p_prio"]) c.cnp_802p_prio = static_cast<uint8_t>(rd.integer(x, dp + ".cnp_802p_prio", 0, 7));
+}
+
+void read_qps(const ConfigReader& rd, const YAML::Node& n, const std::string& path, uint32_t own_ip, std::vector<nic::QpSpec>& out) {
+  rd.seq(n, path);
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node q = n[i];
+    const std::string qp = fmt::format("{}[{}]", path, i);
+    rd.keys(q, qp, {"dst", "qpn", "dscp", "priority", "message_bytes", "messages", "depth", "interval_us", "op", "rate_gbps", "start_s",
+                    "stop_s"});
+    nic::QpSpec s;
+    if (!q["dst"]) rd.fail(q, qp + ".dst", "missing");
+    s.peer_ip = rd.ipv4(q["dst"], qp + ".dst");
+    if (s.peer_ip == own_ip) rd.fail(q["dst"], qp + ".dst", "the host's own address: a QP connects two hosts");
+    s.qpn = q["qpn"] ? static_cast<uint32_t>(rd.integer(q["qpn"], qp + ".qpn", 1, 0xFFFFFF)) : static_cast<uint32_t>(0x100 + i);
+    for (auto& o : out)
+      if (o.peer_ip == s.peer_ip && o.qpn == s.qpn)
+        rd.fail(q, qp + ".qpn", fmt::format("QP {:#x} to this host is given twice", s.qpn));
+    if (auto x = q["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, qp + ".dscp", 0, 63));
+    if (auto x = q["priority"]) s.priority = static_cast<int8_t>(rd.integer(x, qp + ".priority", 0, 7));
+    if (auto x = q["message_bytes"]) s.message_bytes = static_cast<uint32_t>(rd.integer(x, qp + ".message_bytes", 1, int64_t{1} << 31));
+    if (auto x = q["messages"]) s.messages = static_cast<uint64_t>(rd.integer(x, qp + ".messages", 0, int64_t{1} << 40));
+    if (auto x = q["depth"]) s.depth = static_cast<uint32_t>(rd.integer(x, qp + ".depth", 1, 4096));
+    if (auto x = q["interval_us"]) s.interval_ns = rd.nanoseconds(x, qp + ".interval_us", 0, 1e9, 1e3);
+    if (auto x = q["op"]) {
+      const std::string op = rd.str(x, qp + ".op");
+      if (op != "write" && op != "send") rd.fail(x, qp + ".op", fmt::format("'{}': expected 'write' or 'send'", op));
+      s.write = op == "write";
+    }
+    if (auto x = q["rate_gbps"]) s.rate_gbps = rd.real(x, qp + ".rate_gbps", 0.001, 800);
+    if (auto x = q["start_s"]) s.start_ns = rd.nanoseconds(x, qp + ".start_s", 0, 1e6, 1e9);
+    if (auto x = q["stop_s"]) s.stop_ns = rd.nanoseconds(x, qp + ".stop_s", 0, 1e6, 1e9);
+    if (s.stop_ns <= s.start_ns) rd.fail(q, qp + ".stop_s", "stops before it starts");
+    out.push_back(s);
+  }
+}
+
+}  // namespace rs

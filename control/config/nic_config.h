@@ -1,0 +1,19 @@
+// Reads a host's RoCE NIC (`ports[].host.nic`) and its queue pairs (`ports[].host.qps`), and
+// writes them back for `config dump`. The DCQCN keys are NVIDIA's firmware names in its units
+// (microseconds, Mb/s, fractions of 1024), under `nic.dcqcn`. Failures name the file, line, key
+// path and reason.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "control/config/config_reader.h"
+#include "dataplane/emu/emulated_host.h"
+
+namespace rs {
+
+void read_nic(const ConfigReader& rd, const YAML::Node& n, const std::string& path, nic::NicSpec& s);
+// `own_ip` (network order) is the host's: a QP to itself is refused.
+void read_qps(const ConfigReader& rd, const YAML::Node& n, const std::string& path, uint32_t own_ip, std::vector<nic::QpSpec>& out);
+
+}  // namespace rs

@@ -1,0 +1,248 @@
+#include "dataplane/nic/roce_nic.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace rs::nic {
+
+namespace {
+constexpr std::size_t kMaxCtrl = 4096;  // ACKs, NAKs and CNPs owed; past it they are dropped (counted)
+
+uint64_t key(uint32_t ip, uint32_t qpn) { return uint64_t{ip} << 32 | qpn; }
+// Both ends start a QP's PSNs at the same number, derived from it (a connection manager's
+// exchange, made deterministic).
+uint32_t first_psn(uint32_t qpn) { return (qpn * 2654435761u) & kPsnMask; }
+std::string ip_text(uint32_t net) {
+  char b[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &net, b, sizeof b);
+  return b;
+}
+}  // namespace
+
+RoceNic::Qp::Qp(const QpSpec& s, const QpPath& p, const NicSpec& nic, double link_gbps, uint64_t now)
+    : spec(s), path(p), req(nic.rc, first_psn(s.qpn)), resp(nic.rc, first_psn(s.qpn)), rp(nic.cc, link_gbps), np(nic.cc),
+      next_post_ns(s.start_ns) {
+  paced_gbps = s.rate_gbps > 0 ? std::min(s.rate_gbps, link_gbps) : link_gbps;
+  pace.configure(paced_gbps, now);
+}
+
+RoceNic::RoceNic(const NicSpec& spec, const std::vector<QpSpec>& qps, uint32_t ip, rte_ether_addr mac, rte_ether_addr gateway,
+                 double link_gbps, const std::array<uint8_t, 64>& priority_of_dscp, uint64_t now)
+    : spec_(spec), ip_(ip), mac_(mac), gateway_(gateway), link_gbps_(link_gbps), prio_(priority_of_dscp) {
+  for (const QpSpec& s : qps) {
+    QpSpec q = s;
+    if (q.priority < 0) q.priority = static_cast<int8_t>(prio_[q.dscp & 63] & 7);
+    QpPath p{mac_, gateway_, ip_, q.peer_ip, q.qpn, roce_udp_sport(q.qpn, q.qpn), q.dscp};
+    by_key_[key(q.peer_ip, q.qpn)] = static_cast<uint32_t>(qps_.size());
+    qps_.emplace_back(q, p, spec_, link_gbps_, now);
+  }
+}
+
+uint32_t RoceNic::qp_for(uint32_t peer_ip, uint32_t qpn, uint8_t dscp, uint64_t now) {
+  if (auto it = by_key_.find(key(peer_ip, qpn)); it != by_key_.end()) return it->second;
+  // A peer's QP this host has not set up: it listens (answers, posts nothing), in the class
+  // the peer's data came in.
+  QpSpec s;
+  s.peer_ip = peer_ip;
+  s.qpn = qpn;
+  s.dscp = dscp;
+  s.priority = static_cast<int8_t>(prio_[dscp & 63] & 7);
+  s.depth = 0;
+  QpPath p{mac_, gateway_, ip_, peer_ip, qpn, roce_udp_sport(qpn, qpn), dscp};
+  const auto i = static_cast<uint32_t>(qps_.size());
+  by_key_[key(peer_ip, qpn)] = i;
+  qps_.emplace_back(s, p, spec_, link_gbps_, now);
+  return i;
+}
+
+void RoceNic::post_messages(Qp& q, uint64_t now) {
+  const QpSpec& s = q.spec;
+  while (s.depth && now >= q.next_post_ns && now < s.stop_ns && (s.messages == 0 || q.posted < s.messages) &&
+         q.req.outstanding_messages() < s.depth) {
+    q.req.post(q.posted++, s.message_bytes, s.write, now);
+    q.next_post_ns = s.interval_ns ? q.next_post_ns + s.interval_ns : now;
+  }
+}
+
+bool RoceNic::active(uint64_t now) const {
+  if (!ctrl_.empty()) return true;
+  for (const Qp& q : qps_)
+    if (q.req.ready() || q.req.deadline() != UINT64_MAX ||
+        (q.spec.depth && now >= q.spec.start_ns && now < q.spec.stop_ns && (q.spec.messages == 0 || q.posted < q.spec.messages)))
+      return true;
+  return false;
+}
+
+rte_mbuf* RoceNic::frame(rte_mempool* pool, uint32_t need, uint32_t& room) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool);
+  if (!m) return nullptr;
+  room = rte_pktmbuf_tailroom(m);
+  if (room < need) {
+    rte_pktmbuf_free(m);
+    return nullptr;
+  }
+  return m;
+}
+
+uint16_t RoceNic::transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& link, const std::array<uint64_t, 8>& pause_until,
+                           rte_mempool* pool) {
+  uint16_t got = 0;
+  // What the QPs' timers and message streams did since the last call; their pacers refilled.
+  for (Qp& q : qps_) {
+    q.rp.advance(now);
+    q.req.on_timer(now);
+    post_messages(q, now);
+    double want = spec_.dcqcn ? q.rp.rate_gbps() : link_gbps_;
+    if (q.spec.rate_gbps > 0) want = std::min(want, q.spec.rate_gbps);
+    if (want != q.paced_gbps) {
+      q.pace.set_rate(want);
+      q.paced_gbps = want;
+    }
+    q.pace.refill(now, q.req.ready() && now >= pause_until[q.spec.priority & 7]);
+  }
+  // What the NIC owes first, in order; a paused priority holds the rest behind it.
+  while (got < n && !ctrl_.empty() && link.can_send()) {
+    const Ctrl c = ctrl_.front();
+    Qp& q = qps_[c.qp];
+    const uint8_t prio = c.kind == 1 ? spec_.cc.cnp_802p_prio : static_cast<uint8_t>(q.spec.priority);
+    if (now < pause_until[prio & 7]) break;
+    uint32_t room = 0;
+    rte_mbuf* m = frame(pool, kHeaders + kCnpReserved, room);
+    if (!m) break;
+    uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+    QpPath path = q.path;
+    uint32_t len;
+    if (c.kind == 1) {
+      path.dscp = spec_.cc.cnp_dscp;
+      len = build_cnp(p, room, path);
+    } else {
+      len = build_ack(p, room, path, c.psn, c.syndrome, c.msn);
+    }
+    rte_pktmbuf_append(m, static_cast<uint16_t>(len));
+    link.consume(len);
+    pkts[got++] = m;
+    ctrl_.pop_front();
+  }
+  // Data, one packet a QP in turn.
+  const uint32_t need = kHeaders + kRethLen + spec_.rc.mtu + 4;
+  std::size_t idle = 0;
+  while (got < n && link.can_send() && idle < qps_.size()) {
+    Qp& q = qps_[rr_];
+    rr_ = (rr_ + 1) % qps_.size();
+    if (!q.req.ready() || now < pause_until[q.spec.priority & 7] || !q.pace.can_send()) {
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    uint32_t room = 0;
+    rte_mbuf* m = frame(pool, need, room);
+    if (!m) {
+      ++bad_;
+      break;
+    }
+    const DataPacket d = q.req.next(now);
+    if (q.first_data_ns == 0) q.first_data_ns = now;
+    const uint32_t len = build_data(rte_pktmbuf_mtod(m, uint8_t*), room, q.path, d);
+    rte_pktmbuf_append(m, static_cast<uint16_t>(len));
+    q.pace.consume(len);
+    link.consume(len);
+    q.rp.on_sent(len, now);
+    pkts[got++] = m;
+  }
+  return got;
+}
+
+bool RoceNic::receive(const uint8_t* f, uint32_t len, uint64_t now) {
+  Parsed x;
+  const ParseError e = parse(f, len, x);
+  if (e == ParseError::NotRoce) return false;
+  if (e != ParseError::Ok) {
+    ++bad_;
+    return true;
+  }
+  if (x.dst_ip != ip_) {
+    ++foreign_;
+    return true;
+  }
+  const uint32_t qi = qp_for(x.src_ip, x.dest_qp, x.dscp, now);
+  Qp& q = qps_[qi];
+  if (is_data(x.opcode)) {
+    if (x.ecn == 3) {
+      ++q.ce_received;
+      if (spec_.dcqcn && q.np.due(now)) {
+        if (ctrl_.size() < kMaxCtrl) ctrl_.push_back({qi, 1});
+        ++q.cnp_sent;
+      }
+    }
+    const RcResponder::Reply r = q.resp.on_data(x.opcode, x.psn, x.ack_req, x.payload);
+    if (r.send && ctrl_.size() < kMaxCtrl) ctrl_.push_back({qi, 0, r.psn, r.msn, r.syndrome});
+  } else if (x.opcode == kAcknowledge) {
+    q.req.on_ack(x.psn, x.syndrome, now);
+    for (const Completion& c : q.req.take_completions()) {
+      if (q.fct_ns.size() < (1u << 20)) q.fct_ns.push_back(c.done_ns - c.post_ns);
+      q.acked_bytes += c.bytes;
+      q.last_ack_ns = now;
+    }
+  } else if (x.opcode == kCnp) {
+    ++q.cnp_received;
+    if (spec_.dcqcn) q.rp.on_cnp(now);
+  }
+  return true;
+}
+
+void RoceNic::stats(nlohmann::json& j) const {
+  auto& n = j["nic"];
+  n["cc"] = spec_.dcqcn ? "dcqcn" : "none";
+  n["mtu"] = spec_.rc.mtu;
+  n["bad_frames"] = bad_;
+  n["not_for_us"] = foreign_;
+  n["ctrl_pending"] = ctrl_.size();
+  auto& list = n["qps"];
+  list = nlohmann::json::array();
+  for (const Qp& q : qps_) {
+    const RequesterCounters& r = q.req.counters();
+    const ResponderCounters& s = q.resp.counters();
+    std::vector<uint64_t> f = q.fct_ns;
+    auto pct = [&](double p) {
+      if (f.empty()) return 0.0;
+      const auto k = static_cast<std::size_t>(p * static_cast<double>(f.size() - 1) + 0.5);
+      std::nth_element(f.begin(), f.begin() + static_cast<long>(k), f.end());
+      return static_cast<double>(f[k]) / 1000;
+    };
+    const double mean = f.empty() ? 0 : std::accumulate(f.begin(), f.end(), 0.0) / static_cast<double>(f.size()) / 1000;
+    const double p50 = pct(0.5), p99 = pct(0.99);
+    const double max = f.empty() ? 0 : static_cast<double>(*std::max_element(f.begin(), f.end())) / 1000;
+    const uint64_t span = q.last_ack_ns > q.first_data_ns ? q.last_ack_ns - q.first_data_ns : 0;
+    list.push_back({{"peer", ip_text(q.spec.peer_ip)},
+                    {"qpn", q.spec.qpn},
+                    {"role", q.spec.depth ? "requester" : "responder"},
+                    {"priority", q.spec.priority},
+                    {"messages_posted", q.posted},
+                    {"messages_done", r.messages_done},
+                    {"acked_bytes", q.acked_bytes},
+                    {"goodput_gbps", span ? static_cast<double>(q.acked_bytes) * 8 / static_cast<double>(span) : 0.0},
+                    {"fct_us", {{"mean", mean}, {"p50", p50}, {"p99", p99}, {"max", max}}},
+                    {"tx_packets", r.packets},
+                    {"retransmitted", r.retransmitted},
+                    {"naks_received", r.naks},
+                    {"timeouts", r.timeouts},
+                    {"rx_packets", s.packets},
+                    {"rx_bytes", s.bytes},
+                    {"rx_messages", s.messages},
+                    {"out_of_sequence", s.out_of_sequence},
+                    {"duplicates", s.duplicates},
+                    {"naks_sent", s.naks},
+                    {"acks_sent", s.acks},
+                    {"ce_received", q.ce_received},
+                    {"cnp_sent", q.cnp_sent},
+                    {"cnp_received", q.cnp_received},
+                    {"rate_gbps", spec_.dcqcn && q.rp.limiting() ? q.rp.rate_gbps() : q.paced_gbps},
+                    {"alpha", q.rp.alpha()},
+                    {"rate_cuts", q.rp.counters().cuts}});
+  }
+}
+
+}  // namespace rs::nic

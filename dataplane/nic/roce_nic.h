@@ -1,0 +1,117 @@
+// The emulated RoCE NIC of a host port (ConnectX-class, RoCEv2 over IPv4): its queue pairs, each
+// an RC requester and responder (rc_qp.h, go-back-N) with DCQCN's reaction point (dcqcn.h), and
+// its notification point. On the host's transmit side it makes, in this order, the ACKs, NAKs and
+// CNPs it owes, then the data of its QPs in turn, each QP paced at its DCQCN rate (its own cap,
+// when given, below that) and every frame within the link; a priority the switch paused by PFC
+// sends nothing. On the receive side it takes the RoCE frames for it: data to the QP's
+// responder (answered as the responder says; a CE-marked packet earns its sender a CNP, paced
+// per QP), ACKs and NAKs to the requester, CNPs to the reaction point.
+// A QP is (peer address, QP number), the same number at both ends (as SoftRoCE's capture shows
+// two hosts on QP 0x11); a host answers data for a QP it does not have by making one (a
+// listening peer). Messages: each QP posts `messages` of `message_bytes` (0: for ever), keeping
+// `depth` outstanding (perftest's tx-depth), at most one every `interval`.
+#pragma once
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dataplane/nic/dcqcn.h"
+#include "dataplane/nic/rc_qp.h"
+#include "dataplane/tm/queue/shaper.h"
+
+namespace rs::nic {
+
+struct NicSpec {
+  bool enabled = false;  // the host has a NIC (`host.nic` or `host.qps` given)
+  RcConfig rc;           // mtu, ack_req_every, ack_every, retransmit_ns
+  bool dcqcn = true;     // cc: dcqcn; false: cc none (fixed rate, CE marks counted only)
+  DcqcnConfig cc;
+  bool operator==(const NicSpec& o) const {
+    return enabled == o.enabled && rc.mtu == o.rc.mtu && rc.ack_req_every == o.rc.ack_req_every && rc.ack_every == o.rc.ack_every &&
+           rc.retransmit_ns == o.rc.retransmit_ns && rc.max_outstanding == o.rc.max_outstanding && dcqcn == o.dcqcn && cc == o.cc;
+  }
+};
+
+struct QpSpec {
+  uint32_t peer_ip = 0;  // network order
+  uint32_t qpn = 0x11;
+  uint8_t dscp = 26;
+  int8_t priority = -1;  // the PFC priority it pauses on; -1: the switch's maps decide (set at start)
+  uint32_t message_bytes = 65536;
+  uint64_t messages = 0;  // 0: for ever
+  uint32_t depth = 1;     // messages outstanding at once
+  uint64_t interval_ns = 0;
+  bool write = true;      // RDMA WRITE; false: SEND
+  double rate_gbps = 0;   // a cap below DCQCN's rate; 0: none
+  uint64_t start_ns = 0, stop_ns = UINT64_MAX;
+  bool operator==(const QpSpec&) const = default;
+};
+
+class RoceNic {
+ public:
+  // `gateway` is the MAC of the switch port the host is cabled to; `priority_of_dscp` the PFC
+  // priority the switch gives each DSCP (a QP without its own, and a listening QP, pause on it).
+  RoceNic(const NicSpec& spec, const std::vector<QpSpec>& qps, uint32_t ip, rte_ether_addr mac, rte_ether_addr gateway,
+          double link_gbps, const std::array<uint8_t, 64>& priority_of_dscp, uint64_t now);
+
+  // Frames to send at `now`, at most `n`, within `link` (the host's link shaper: refilled by the
+  // caller, consumed here) and not on a priority paused until after `now` (`pause_until`).
+  uint16_t transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& link, const std::array<uint64_t, 8>& pause_until,
+                    rte_mempool* pool);
+  // A received frame; false when it is not RoCE for this NIC (the host counts it its own way).
+  bool receive(const uint8_t* frame, uint32_t len, uint64_t now);
+  // Whether some QP has data to send or a timer running (the host is backlogged).
+  bool active(uint64_t now) const;
+
+  void stats(nlohmann::json& j) const;
+  uint64_t bad_frames() const { return bad_; }
+
+ private:
+  struct Qp {
+    QpSpec spec;
+    QpPath path;
+    RcRequester req;
+    RcResponder resp;
+    DcqcnRp rp;
+    CnpPacer np;
+    Shaper pace;
+    double paced_gbps = 0;
+    uint64_t posted = 0, next_post_ns = 0;
+    uint64_t cnp_sent = 0, cnp_received = 0, ce_received = 0, naks_sent = 0;
+    uint64_t first_data_ns = 0, last_ack_ns = 0, acked_bytes = 0;
+    std::vector<uint64_t> fct_ns;  // message completion times (post to last ACK)
+    Qp(const QpSpec& s, const QpPath& p, const NicSpec& nic, double link_gbps, uint64_t now);
+  };
+  struct Ctrl {
+    uint32_t qp;  // index
+    uint8_t kind; // 0 ACK/NAK, 1 CNP
+    uint32_t psn = 0, msn = 0;
+    uint8_t syndrome = 0;
+  };
+  uint32_t qp_for(uint32_t peer_ip, uint32_t qpn, uint8_t dscp, uint64_t now);  // made when new
+  void post_messages(Qp& q, uint64_t now);
+  rte_mbuf* frame(rte_mempool* pool, uint32_t cap, uint32_t& len);
+
+  NicSpec spec_;
+  uint32_t ip_;
+  rte_ether_addr mac_, gateway_;
+  double link_gbps_;
+  std::array<uint8_t, 64> prio_;
+  std::deque<Qp> qps_;  // never moved: counters and shapers live in place
+  std::unordered_map<uint64_t, uint32_t> by_key_;
+  std::deque<Ctrl> ctrl_;
+  std::size_t rr_ = 0;
+  uint64_t bad_ = 0, foreign_ = 0;
+  std::vector<uint8_t> scratch_;
+};
+
+}  // namespace rs::nic
