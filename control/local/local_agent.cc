@@ -225,6 +225,12 @@ void LocalAgent::on_error(rte_mbuf* m, bool ttl) {
   const rte_ether_addr me = mac_of(port);
   uint8_t buf[kFrameCap];
   uint32_t len = 0;
+  // Never about a packet that came in a link-layer broadcast or multicast frame (RFC 1812
+  // 4.3.2.7, RFC 4443 2.4 e.3).
+  if (p[0] & 1) {
+    ++c_.icmp_not_sent;
+    return path_.drop(m, ttl ? DropReason::TtlExpired : DropReason::NoRoute);
+  }
   if (pm.l3 == L3Type::Ipv4 && l3_len >= sizeof(rte_ipv4_hdr)) {
     uint32_t s;
     std::memcpy(&s, l3 + offsetof(rte_ipv4_hdr, src_addr), 4);

@@ -96,7 +96,11 @@ uint8_t Bridge::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
           ctx.trace(pm, next[i], vlan, uint64_t{1} << 62);
         continue;
       }
-      router_too = (p[0] & 1) && (pm.punt == PuntReason::Arp || (pm.l3 == L3Type::Ipv6 && p[0] == 0x33 && p[1] == 0x33));
+      // IPv6 only to a multicast group (its first byte 0xff): a unicast packet in a multicast
+      // frame is not for the router (Linux forwards only what was sent to its MAC).
+      router_too = (p[0] & 1) && (pm.punt == PuntReason::Arp ||
+                                  (pm.l3 == L3Type::Ipv6 && p[0] == 0x33 && p[1] == 0x33 && m->data_len > pm.l3_offset + 24u &&
+                                   p[pm.l3_offset + 24] == 0xff));
     }
     const Fdb::Entry* dst = (p[0] & 1) ? nullptr : fdb.lookup(Fdb::key(vlan, p));
     if (dst) {

@@ -65,6 +65,82 @@ def frames_seeds():
     }
 
 
+
+# fuzz_bridge_frames' switch: p0 routed (10.0.1.1/24, 2001:db8:1::1/64), p1 access VLAN 10, p2
+# tagged [10, 20], p3 access VLAN 20; VLAN 10's interface 10.0.10.1/24, 2001:db8:10::1/64.
+P0_MAC, SVI_MAC = '02:00:00:00:00:10', '02:00:00:00:01:0a'
+HOST_A, HOST_B, HOST_E = '02:aa:00:00:0a:02', '02:aa:00:00:0a:03', '02:aa:00:00:0a:05'  # VLAN 10: p1, p2, p2
+HOST_C, HOST_D, HOST_H0 = '02:aa:00:00:14:03', '02:aa:00:00:14:04', '02:aa:00:00:01:02'  # VLAN 20: p2, p3; p0
+
+
+def bridge_records(frames):
+    """fuzz_bridge_frames' input: records whose port byte also holds a delay, (steps << 2) | port."""
+    return records([(port | delay << 2, bytes(f)) for port, delay, f in frames])
+
+
+def vlan10(src, dst=SVI_MAC, tagged=False, vid=10):
+    eth = Ether(dst=dst, src=src)
+    return eth / Dot1Q(vlan=vid) if tagged else eth
+
+
+def bridge_frames_seeds():
+    bcast = 'ff:ff:ff:ff:ff:ff'
+    sn = 'ff02::1:ff00:1'
+
+    def ns(src_mac, src_ip, tagged):
+        return (vlan10(src_mac, '33:33:ff:00:00:01', tagged) / IPv6(src=src_ip, dst=sn, hlim=255) /
+                ICMPv6ND_NS(tgt='2001:db8:10::1') / ICMPv6NDOptSrcLLAddr(lladdr=src_mac))
+
+    udp = UDP(sport=40000, dport=33434) / Raw(b'\0' * 32)
+    from_h0 = Ether(dst=P0_MAC, src=HOST_H0)
+    return {
+        'arp_svi': bridge_records([
+            (1, 0, Ether(dst=bcast, src=HOST_A) / ARP(op=1, hwsrc=HOST_A, psrc='10.0.10.2', pdst='10.0.10.1')),
+            (2, 1, vlan10(HOST_B, bcast, True) / ARP(op=1, hwsrc=HOST_B, psrc='10.0.10.3', pdst='10.0.10.1'))]),
+        'ns_svi': bridge_records([(1, 0, ns(HOST_A, '2001:db8:10::2', False)), (2, 1, ns(HOST_B, '2001:db8:10::3', True))]),
+        'ping_svi': bridge_records([
+            (1, 0, vlan10(HOST_A) / IP(src='10.0.10.2', dst='10.0.10.1') / ICMP(type=8, id=1, seq=1) / Raw(b'ping' * 8)),
+            (2, 0, vlan10(HOST_B, tagged=True) / IPv6(src='2001:db8:10::3', dst='2001:db8:10::1') /
+             ICMPv6EchoRequest(id=2, seq=1, data=b'ping' * 8))]),
+        # Routed into the VLAN to a host it does not know: held, probed (flooded in VLAN 10 from the
+        # interface), answered tagged on the trunk, released there; the next packet goes straight.
+        'glean': bridge_records([
+            (0, 0, from_h0 / IP(src='10.0.1.2', dst='10.0.10.5') / udp),
+            (2, 1, vlan10(HOST_E, tagged=True) / ARP(op=2, hwsrc=HOST_E, psrc='10.0.10.5', hwdst=SVI_MAC, pdst='10.0.10.1')),
+            (0, 4, from_h0 / IP(src='10.0.1.2', dst='10.0.10.5') / udp),
+            (0, 0, from_h0 / IPv6(src='2001:db8:1::2', dst='2001:db8:10::5') / udp),
+            (2, 1, vlan10(HOST_E, tagged=True) / IPv6(src='2001:db8:10::5', dst='2001:db8:10::1', hlim=255) /
+             ICMPv6ND_NA(tgt='2001:db8:10::5', R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=HOST_E))]),
+        # A next hop by IP on the VLAN (10.7.0.0/16 via 10.0.10.9), answered from the access port.
+        'via_svi': bridge_records([
+            (1, 0, vlan10(HOST_A) / IP(src='10.0.10.2', dst='10.7.1.1') / udp),
+            (1, 1, Ether(dst=SVI_MAC, src='02:aa:00:00:0a:09') /
+             ARP(op=2, hwsrc='02:aa:00:00:0a:09', psrc='10.0.10.9', hwdst=SVI_MAC, pdst='10.0.10.1'))]),
+        'bridged_unicast': bridge_records([
+            (2, 0, vlan10(HOST_B, HOST_A, True) / IP(src='10.0.10.3', dst='10.0.10.2') / udp),
+            (1, 0, vlan10(HOST_A, HOST_B) / IP(src='10.0.10.2', dst='10.0.10.3') / udp),
+            (2, 1, vlan10(HOST_B, HOST_A, True) / IP(src='10.0.10.3', dst='10.0.10.2') / UDP(dport=4791) / Raw(b'\0' * 64)),
+            (1, 0, Ether(dst=HOST_B, src=HOST_A) / Dot1Q(vlan=0, prio=3) / Raw(b'priority tagged' * 4))]),
+        'vlan20_broadcast': bridge_records([
+            (3, 0, Ether(dst=bcast, src=HOST_D) / ARP(op=1, hwsrc=HOST_D, psrc='10.0.20.4', pdst='10.0.20.3')),
+            (2, 0, Ether(dst=bcast, src=HOST_C) / Dot1Q(vlan=20) / Raw(b'broadcast' * 6)),
+            (2, 1, Ether(dst=HOST_D, src=HOST_C) / Dot1Q(vlan=20) / IP(src='10.0.20.3', dst='10.0.20.4') / udp)]),
+        # p0 is routed: a tagged frame is routed with its tag, into the VLAN (re-tagged or popped)
+        # or back out of p0.
+        'routed_tagged_p0': bridge_records([
+            (0, 0, from_h0 / Dot1Q(vlan=5, prio=3) / IP(src='10.0.1.2', dst='10.0.10.3') / udp),
+            (1, 0, vlan10(HOST_A) / IP(src='10.0.10.2', dst='10.0.1.2', ttl=1) / udp),
+            (0, 0, from_h0 / Dot1Q(vlan=7) / IP(src='10.0.1.2', dst='10.8.0.1') / udp),
+            (0, 1, Ether(dst=P0_MAC, src='02:aa:00:00:01:09') / Dot1Q(vlan=7) /
+             ARP(op=2, hwsrc='02:aa:00:00:01:09', psrc='10.0.1.9', hwdst=P0_MAC, pdst='10.0.1.1'))]),
+        'garbage': records([(0, b'\xff' * 13), (1, bytes(Ether(dst=SVI_MAC, src=HOST_A) / Dot1Q(vlan=10))[:16]),
+                            (2, bytes(Ether(dst=HOST_A, src=HOST_B) / Dot1Q(vlan=10) / Dot1Q(vlan=20) / Raw(b'x' * 40))),
+                            (2, bytes(Ether(dst=bcast, src=HOST_B) / Dot1Q(vlan=30) / Raw(b'x' * 40))),
+                            (3, bytes(Ether(dst=bcast, src=HOST_D, type=0x88a8) / Raw(b'\0\x14\x08\x00' + b'x' * 40))),
+                            (1, bytes(range(256)) * 2)]),
+    }
+
+
 def mac_control_seeds():
     return {
         'pfc_xoff': pfc(0x08, [0, 0, 0, 0xffff, 0, 0, 0, 0]),
@@ -130,6 +206,25 @@ routes:
   - {prefix: 0.0.0.0/0, nexthops: [{port: a, mac: "02:00:00:00:00:aa"}, {port: b, mac: "02:00:00:00:00:bb"}]}
 """
 
+# VLANs bridged on an access port and a trunk, VLAN 10 with an interface (SVI) routing to a plain
+# port, a next hop by IP on the VLAN.
+SVI_CONFIG = """
+switch: {workers: 2}
+ports:
+  - {name: r, devargs: net_null0, ipv4: 10.0.1.1/24, ipv6: "2001:db8:1::1/64", icmp_unreachable: true}
+  - {name: a, devargs: net_null1, vlan: {access: 10}}
+  - {name: t, devargs: net_null2, vlan: {tagged: [10, 20]}}
+  - {name: b, devargs: net_null3, vlan: {access: 20}}
+vlans:
+  - {id: 10, ipv4: 10.0.10.1/24, ipv6: "2001:db8:10::1/64", mac: "02:00:00:00:01:0a"}
+  - 20
+bridge: {ageing_s: 60, flood_pps: 20000, flood_burst: 32, fdb_size: 1024}
+neighbours: {retrans_s: 0.5, hold_packets: 4, max_entries: 256}
+routes:
+  - {prefix: 10.7.0.0/16, via: 10.0.10.9}
+  - {prefix: "2001:db8:7::/48", via: "2001:db8:10::9"}
+"""
+
 
 def config_seeds():
     seeds = {'small': SMALL_CONFIG, 'minimal': 'ports:\n  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}\n',
@@ -138,6 +233,7 @@ def config_seeds():
                        '              delay_us: 5, jitter_us: 2, stuck: {start_s: 0.1, stop_s: 0.2, pfc: [3]}}}\n'}
     with open(os.path.join(TOP, 'configs/demo_incast.yaml')) as f:
         seeds['demo_incast'] = f.read()
+    seeds['svi'] = SVI_CONFIG
     return seeds
 
 
@@ -225,6 +321,11 @@ BINARY_WORDS = {
     'local_frames': [b'\x08\x06', b'\x86\xdd', b'\x08\x00', b'\x81\x00', b'\x00\x01\x08\x00\x06\x04', b'\xff\x02',
                      b'\x33\x33', b'\x87\x00', b'\x88\x00', b'\x80\x00', b'\x0b\x00', b'\x03\x00', b'\x45\x00',
                      b'\x60\x00\x00\x00', b'\x3a\xff'],
+    # ... and for bridge_frames: 802.1Q tags for VLANs 10, 20 and 0 (priority), VLAN 10's
+    # interface's MAC and p0's, broadcast, IPv6 multicast, the SVI's IPv4 address.
+    'bridge_frames': [b'\x81\x00\x00\x0a', b'\x81\x00\x00\x14', b'\x81\x00\x60\x00', b'\x02\x00\x00\x00\x01\x0a',
+                      b'\x02\x00\x00\x00\x00\x10', b'\xff\xff\xff\xff\xff\xff', b'\x33\x33\xff\x00\x00\x01',
+                      b'\x08\x06', b'\x86\xdd', b'\x08\x00', b'\x88\xa8', b'\x0a\x00\x0a\x01'],
 }
 
 
@@ -246,6 +347,8 @@ def main():
         write(out, 'mac_control', n, d)
     for n, d in local_frames_seeds().items():
         write(out, 'local_frames', n, bytes(d))
+    for n, d in bridge_frames_seeds().items():
+        write(out, 'bridge_frames', n, d)
     for n, d in config_seeds().items():
         write(out, 'config', n, d)
     for n, d in CONTROL.items():

@@ -205,6 +205,25 @@ TEST(LocalAgentSvi, FramesToTheInterfaceMacAreRoutedOutOfTheVlanOthersBridged) {
   r.finish();
 }
 
+// A unicast IP packet in a link-layer multicast or broadcast frame is not the router's: on the
+// VLAN it is only flooded, and nowhere does its expiry earn an ICMP error (RFC 1812 4.3.2.7,
+// RFC 4443 2.4 e.3).
+TEST(LocalAgentSvi, UnicastPacketsInMulticastFramesGetNoIcmpErrors) {
+  RIG(r, svi_rig());
+  r.cycle(1);
+  r.inject(1, (Eth{.dst = "33:33:00:00:00:01", .src = kA} / Ipv6{.src = "2001:db8:10::2", .dst = "2001:db8:1::2", .hop_limit = 1} /
+               Udp{.sport = 40000, .dport = 33434} / Payload::of_size(16))
+                  .bytes());
+  r.inject(0, udp4("10.0.10.9", 1, 1, "10.0.1.2", kH0Mac, kBcast));
+  r.cycle();
+  EXPECT_TRUE(r.sent(1).empty()) << "no time exceeded back to A";
+  EXPECT_EQ(r.sent(2).size(), 1u) << "flooded in the VLAN";
+  EXPECT_TRUE(r.sent(0).empty()) << "no time exceeded back to h0";
+  EXPECT_EQ(r.agent->counters().ttl_exceeded_sent, 0u);
+  EXPECT_EQ(r.agent->counters().icmp_not_sent, 1u) << "the routed port's expired broadcast frame";
+  r.finish();
+}
+
 // A route whose next hop is named by IP on the VLAN's subnet: it has the VLAN and no port until
 // the host answers, then goes out of the port the host answered on, tagged. The group listing
 // shows both states.
