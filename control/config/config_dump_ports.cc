@@ -31,7 +31,7 @@ void write_host(Out& o, const HostSpec& h, const std::string& hp) {
     const nic::NicSpec& n = h.nic;
     o.begin_map("nic").kv("mtu", n.rc.mtu).kv("cc", n.dcqcn ? "dcqcn" : "none").kv("ack_req_every", n.rc.ack_req_every);
     o.kv("ack_every", n.rc.ack_every).kv("retransmit_us", time_text(n.rc.retransmit_ns, 1e3, 1, 1e7, hp + ".nic.retransmit_ns"));
-    o.kv("max_outstanding", n.rc.max_outstanding);
+    o.kv("max_outstanding", n.rc.max_outstanding).kv("reorder", n.rc.placement ? "placement" : "go_back_n");
     const nic::DcqcnConfig& c = n.cc;
     o.begin_map("dcqcn", true).kv("rpg_time_reset", real(c.rpg_time_reset_us)).kv("rpg_byte_reset", c.rpg_byte_reset);
     o.kv("rpg_threshold", c.rpg_threshold);

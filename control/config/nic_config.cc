@@ -6,7 +6,7 @@ namespace rs {
 
 void read_nic(const ConfigReader& rd, const YAML::Node& n, const std::string& path, nic::NicSpec& s) {
   rd.map(n, path);
-  rd.keys(n, path, {"mtu", "cc", "ack_req_every", "ack_every", "retransmit_us", "max_outstanding", "dcqcn"});
+  rd.keys(n, path, {"mtu", "cc", "ack_req_every", "ack_every", "retransmit_us", "max_outstanding", "reorder", "dcqcn"});
   s.enabled = true;
   if (auto x = n["mtu"]) {
     const auto mtu = static_cast<uint32_t>(rd.integer(x, path + ".mtu", 256, 4096));
@@ -21,6 +21,11 @@ void read_nic(const ConfigReader& rd, const YAML::Node& n, const std::string& pa
   if (auto x = n["ack_req_every"]) s.rc.ack_req_every = static_cast<uint32_t>(rd.integer(x, path + ".ack_req_every", 0, 1 << 20));
   if (auto x = n["ack_every"]) s.rc.ack_every = static_cast<uint32_t>(rd.integer(x, path + ".ack_every", 0, 1 << 20));
   if (auto x = n["retransmit_us"]) s.rc.retransmit_ns = rd.nanoseconds(x, path + ".retransmit_us", 1, 1e7, 1e3);
+  if (auto x = n["reorder"]) {
+    const std::string r = rd.str(x, path + ".reorder");
+    if (r != "go_back_n" && r != "placement") rd.fail(x, path + ".reorder", fmt::format("'{}': expected 'go_back_n' or 'placement'", r));
+    s.rc.placement = r == "placement";
+  }
   if (auto x = n["max_outstanding"]) s.rc.max_outstanding = static_cast<uint32_t>(rd.integer(x, path + ".max_outstanding", 1, 1 << 22));
   const YAML::Node d = n["dcqcn"];
   if (!d) return;

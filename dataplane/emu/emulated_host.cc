@@ -51,8 +51,9 @@ EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, doub
     : spec_(spec), pool_(pool), link_gbps_(link_gbps), leader_(receiver_leader) {
   rx_ = leader_ ? leader_->rx_ : std::make_shared<RxTracker>(spec.rx_flow_capacity);
   link_.configure(link_gbps, now_ns);
-  if (spec.nic.enabled)
-    nic_ = std::make_unique<nic::RoceNic>(spec.nic, spec.qps, spec.ip, spec.mac, switch_mac, link_gbps, spec.priority_of_dscp, now_ns);
+  if (leader_) nic_ = leader_->nic_;
+  else if (spec.nic.enabled)
+    nic_ = std::make_shared<nic::RoceNic>(spec.nic, spec.qps, spec.ip, spec.mac, switch_mac, link_gbps, spec.priority_of_dscp, now_ns);
   for (std::size_t i = 0; i < spec.flows.size(); ++i) {
     Flow& f = flows_.emplace_back();
     f.spec = spec.flows[i];
@@ -138,7 +139,7 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     return got;
   }
   // A sending flow is a backlogged link: time lost to a descheduled worker is made up.
-  bool any_active = nic_ && nic_->active(now_ns);
+  bool any_active = nic_ && !leader_ && nic_->active(now_ns);
   for (auto& f : flows_) {
     // A flow paused by PFC is not backlogged on the wire: it must not bank the paused time
     // and burst it out at XON (that burst is what the switch's headroom would have to hold).
@@ -147,7 +148,7 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     any_active |= active;
   }
   link_.refill(now_ns, any_active);
-  if (nic_) {
+  if (nic_ && !leader_) {
     const uint16_t k = nic_->transmit(pkts + got, static_cast<uint16_t>(n - got), now_ns, link_, pause_until_, pool_);
     for (uint16_t i = got; i < got + k; ++i) tx_bytes_.add(pkts[i]->pkt_len);
     got = static_cast<uint16_t>(got + k);
@@ -259,7 +260,7 @@ void EmulatedHost::stats(nlohmann::json& j) const {
   h["rx_pfc_frames"] = rx_pfc_.get();
   h["rx_pfc_malformed"] = rx_pfc_bad_.get();
   if (spec_.storm.priority >= 0) h["pfc_storm_frames_sent"] = storm_sent_.get();
-  if (nic_) nic_->stats(h);
+  if (nic_ && !leader_) nic_->stats(h);
   auto& fl = h["flows"];
   fl = nlohmann::json::array();
   for (auto& f : flows_)

@@ -124,7 +124,9 @@ class EmulatedHost final : public Port {
   uint64_t next_storm_ns_ = 0;
   std::shared_ptr<RxTracker> rx_;  // shared by a receiver group
   const EmulatedHost* leader_ = nullptr;  // the group's first host, when that is not this one
-  std::unique_ptr<nic::RoceNic> nic_;     // when the host has a NIC
+  // When the host has a NIC: a receiver group's ports share the leader's (one remote host), and
+  // only the leader's link sends what it makes.
+  std::shared_ptr<nic::RoceNic> nic_;
 };
 
 }  // namespace rs

@@ -19,12 +19,12 @@ const RcRequester::Msg& RcRequester::message_of(uint64_t psn) const {
   return *(it - 1);
 }
 
-DataPacket RcRequester::next(uint64_t now) {
-  const Msg& m = message_of(nxt_);
-  const auto k = static_cast<uint32_t>(nxt_ - m.first);  // the packet's index in its message
+DataPacket RcRequester::packet_at(uint64_t psn) const {
+  const Msg& m = message_of(psn);
+  const auto k = static_cast<uint32_t>(psn - m.first);  // the packet's index in its message
   const bool first = k == 0, last = k + 1 == m.packets;
   DataPacket d;
-  d.psn = static_cast<uint32_t>(nxt_ & kPsnMask);
+  d.psn = static_cast<uint32_t>(psn & kPsnMask);
   d.payload = std::min<uint32_t>(cfg_.mtu, m.bytes - k * cfg_.mtu);
   if (m.write) {
     d.opcode = first && last ? kWriteOnly : first ? kWriteFirst : last ? kWriteLast : kWriteMiddle;
@@ -37,7 +37,22 @@ DataPacket RcRequester::next(uint64_t now) {
     d.opcode = first && last ? kSendOnly : first ? kSendFirst : last ? kSendLast : kSendMiddle;
   }
   d.ack_req = last || (cfg_.ack_req_every && (k + 1) % cfg_.ack_req_every == 0);
+  return d;
+}
+
+DataPacket RcRequester::next(uint64_t now) {
   if (una_ == sent_) progress_ns_ = now;  // the timer starts with the first packet outstanding
+  while (!resend_.empty()) {  // placement: what a NAK asked for, alone
+    const uint64_t p = resend_.front();
+    resend_.pop_front();
+    if (p < una_ || p >= sent_) continue;
+    const DataPacket d = packet_at(p);
+    ++c_.retransmitted;
+    ++c_.packets;
+    c_.bytes += d.payload;
+    return d;
+  }
+  const DataPacket d = packet_at(nxt_);
   if (nxt_ < sent_) ++c_.retransmitted;
   ++c_.packets;
   c_.bytes += d.payload;
@@ -81,9 +96,14 @@ void RcRequester::on_ack(uint32_t psn, uint8_t syndrome, uint64_t now) {
     ++c_.stale_acks;  // other NAKs (RNR, access, invalid request) do not happen between emulated NICs
     return;
   }
-  // The responder expects p: everything before it arrived; go back to it.
+  // The responder expects p: everything before it arrived. Go back to it, or (placement) send
+  // it alone: what came after it was placed.
   acknowledge(p, now);
-  nxt_ = p;
+  if (cfg_.placement) {
+    if (p < sent_ && std::find(resend_.begin(), resend_.end(), p) == resend_.end()) resend_.push_back(p);
+  } else {
+    nxt_ = p;
+  }
 }
 
 void RcRequester::on_timer(uint64_t now) {
@@ -111,9 +131,23 @@ RcResponder::Reply RcResponder::on_data(uint8_t opcode, uint32_t psn, bool ack_r
       msn_ = (msn_ + 1) & kPsnMask;
     }
     ++since_ack_;
+    if (!slot_.empty()) {
+      // Placement: the packets placed after this one are in sequence now.
+      const std::size_t w = slot_.size();
+      slot_[(epsn_ - 1) % w] = 0;
+      for (uint8_t s; (s = slot_[epsn_ % w]) != 0; ++epsn_) {
+        slot_[epsn_ % w] = 0;
+        if (s == 2) {
+          ++c_.messages;
+          msn_ = (msn_ + 1) & kPsnMask;
+        }
+      }
+      past_gap_ = 0;
+    }
     if (ack_req || (cfg_.ack_every && since_ack_ >= cfg_.ack_every)) return ack();
     return {};
   }
+  if (!slot_.empty() && ahead < slot_.size()) return place(ahead, opcode, ack_req, payload);
   if (ahead < (kPsnMask + 1) / 2) {
     ++c_.out_of_sequence;
     if (nak_out_) return {};
@@ -122,6 +156,25 @@ RcResponder::Reply RcResponder::on_data(uint8_t opcode, uint32_t psn, bool ack_r
     return {true, static_cast<uint32_t>(epsn_ & kPsnMask), kNakPsnSequenceError, msn_};
   }
   ++c_.duplicates;
+  return ack_req ? ack() : Reply{};
+}
+
+RcResponder::Reply RcResponder::place(uint32_t ahead, uint8_t opcode, bool ack_req, uint32_t payload) {
+  uint8_t& s = slot_[(epsn_ + ahead) % slot_.size()];
+  if (s != 0) {
+    ++c_.duplicates;
+    return ack_req ? ack() : Reply{};
+  }
+  s = is_last(opcode) ? 2 : 1;
+  ++c_.packets;
+  ++c_.placed;
+  c_.bytes += payload;
+  // A gap that stays while this many packets are placed past it is a loss, not a reordering.
+  if (++past_gap_ >= cfg_.nak_after && !nak_out_) {
+    nak_out_ = true;
+    ++c_.naks;
+    return {true, static_cast<uint32_t>(epsn_ & kPsnMask), kNakPsnSequenceError, msn_};
+  }
   return ack_req ? ack() : Reply{};
 }
 

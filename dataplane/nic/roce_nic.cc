@@ -197,6 +197,7 @@ void RoceNic::stats(nlohmann::json& j) const {
   auto& n = j["nic"];
   n["cc"] = spec_.dcqcn ? "dcqcn" : "none";
   n["mtu"] = spec_.rc.mtu;
+  n["reorder"] = spec_.rc.placement ? "placement" : "go_back_n";
   n["bad_frames"] = bad_;
   n["not_for_us"] = foreign_;
   n["ctrl_pending"] = ctrl_.size();
@@ -233,6 +234,7 @@ void RoceNic::stats(nlohmann::json& j) const {
                     {"rx_bytes", s.bytes},
                     {"rx_messages", s.messages},
                     {"out_of_sequence", s.out_of_sequence},
+                    {"placed_out_of_order", s.placed},
                     {"duplicates", s.duplicates},
                     {"naks_sent", s.naks},
                     {"acks_sent", s.acks},

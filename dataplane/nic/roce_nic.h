@@ -32,12 +32,13 @@ namespace rs::nic {
 
 struct NicSpec {
   bool enabled = false;  // the host has a NIC (`host.nic` or `host.qps` given)
-  RcConfig rc;           // mtu, ack_req_every, ack_every, retransmit_ns
+  RcConfig rc;           // mtu, ack_req_every, ack_every, retransmit_ns, placement (reorder)
   bool dcqcn = true;     // cc: dcqcn; false: cc none (fixed rate, CE marks counted only)
   DcqcnConfig cc;
   bool operator==(const NicSpec& o) const {
     return enabled == o.enabled && rc.mtu == o.rc.mtu && rc.ack_req_every == o.rc.ack_req_every && rc.ack_every == o.rc.ack_every &&
-           rc.retransmit_ns == o.rc.retransmit_ns && rc.max_outstanding == o.rc.max_outstanding && dcqcn == o.dcqcn && cc == o.cc;
+           rc.retransmit_ns == o.rc.retransmit_ns && rc.max_outstanding == o.rc.max_outstanding && rc.placement == o.rc.placement &&
+           dcqcn == o.dcqcn && cc == o.cc;
   }
 };
 

@@ -135,7 +135,7 @@ ports:
                dce_tcp_g: 4, dce_tcp_rtt: 55, min_time_between_cnps: 50, clamp_tgt_rate: true}},
      qps: [{dst: 10.0.0.3, qpn: 0x11, message_bytes: 65536, messages: 100, depth: 8, op: write},
            {dst: 10.0.0.3, qpn: 0x12, message_bytes: 1000, interval_us: 10, op: send, rate_gbps: 5, start_s: 0.01, stop_s: 0.5}]}}
-  - {name: b, host: {ip: 10.0.0.3, mac: "02:00:00:00:00:bb", nic: {cc: none}}}
+  - {name: b, host: {ip: 10.0.0.3, mac: "02:00:00:00:00:bb", nic: {cc: none, reorder: placement}}}
   - {name: c, host: {ip: 10.0.0.4, mac: "02:00:00:00:00:cc", qps: [{dst: 10.0.0.2, priority: 3}]}}
 )";
   const SwitchConfig c = load_config_text(y, "nic.yaml");
@@ -146,6 +146,7 @@ ports:
   EXPECT_EQ(c.ports[0].host.qps[1].interval_ns, 10'000u);
   EXPECT_FALSE(c.ports[0].host.qps[1].write);
   EXPECT_FALSE(c.ports[1].host.nic.dcqcn);
+  EXPECT_TRUE(c.ports[1].host.nic.rc.placement);
   EXPECT_TRUE(c.ports[2].host.nic.enabled) << "queue pairs bring the NIC";
   EXPECT_EQ(c.ports[2].host.qps[0].qpn, 0x100u) << "the default QP number by position";
   const std::string d = round_trip(c, "nic");

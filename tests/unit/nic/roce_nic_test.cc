@@ -111,6 +111,64 @@ TEST(RoceNic, GoBackNRecoversWhatALossyQueueDrops) {
   EXPECT_TRUE(sw.totals().balanced());
 }
 
+// One QP sprayed packet by packet over two links to one receiver (a receiver group: one host,
+// one NIC, two switch ports), one link 20 us longer than the other, so that packets overtake
+// each other all the time; nothing is lost.
+struct SprayResult {
+  uint64_t done = 0, resent = 0, naks = 0, placed = 0, out_of_sequence = 0;
+};
+SprayResult spray(bool placement) {
+  Net n;
+  for (int h = 0; h < 3; ++h) n.add_host(10);
+  for (uint8_t h = 0; h < 3; ++h) {
+    nic_on(n, h);
+    n.cfg.ports[h].host.nic.rc.placement = placement;
+  }
+  for (uint8_t h = 1; h <= 2; ++h) {
+    n.cfg.ports[h].host.ip = host_ip(9);
+    n.cfg.ports[h].host.mac = mac_of(9, false);
+    n.cfg.ports[h].host.receiver = "far";
+  }
+  n.cfg.ports[2].faults.direction = FaultSpec::kTx;
+  n.cfg.ports[2].faults.delay_ns = 20 * kUs;
+  GroupSpec g;
+  g.name = "to_far";
+  g.policy.name = "spray";
+  g.members = {static_member(1, mac_of(9, false)), static_member(2, mac_of(9, false))};
+  n.cfg.groups.push_back(g);
+  add_route(n.cfg, "10.0.9.0/24", static_cast<uint32_t>(n.cfg.groups.size() - 1));
+  n.cfg.ports[0].host.qps.push_back(qp_to(9, 0x41, 64 << 10, 50));
+  Switch sw(n.cfg, kT0);
+  run(sw, kT0, kT0 + 50 * kMs);
+  const nlohmann::json j = stats_json(sw);
+  const auto& tx = qp_stats(j, 0);
+  const auto& rx = qp_stats(j, 1);
+  EXPECT_TRUE(rx.is_object()) << j["ports"][1]["host"].dump();
+  SprayResult r{tx["messages_done"].get<uint64_t>(), tx["retransmitted"].get<uint64_t>(), tx["naks_received"].get<uint64_t>(),
+                rx.value("placed_out_of_order", uint64_t{0}), rx.value("out_of_sequence", uint64_t{0})};
+  EXPECT_EQ(rx["rx_bytes"], 50u * (64 << 10)) << "every byte delivered once";
+  sw.shutdown(kT0 + 50 * kMs);
+  EXPECT_TRUE(sw.totals().balanced());
+  return r;
+}
+
+TEST(RoceNic, SprayedTrafficCostsRetransmissionsUnderGoBackNAndNoneWithPlacement) {
+  const SprayResult gbn = spray(false), placed = spray(true);
+  std::printf("spray over 2 links (one 20 us longer), 50 x 64 KiB   go_back_n   placement\n");
+  std::printf("  messages done                                    %-11lu %lu\n", (unsigned long)gbn.done, (unsigned long)placed.done);
+  std::printf("  packets resent                                   %-11lu %lu\n", (unsigned long)gbn.resent, (unsigned long)placed.resent);
+  std::printf("  NAKs                                             %-11lu %lu\n", (unsigned long)gbn.naks, (unsigned long)placed.naks);
+  std::printf("  out of sequence (dropped) / placed               %-11lu %lu\n", (unsigned long)gbn.out_of_sequence,
+              (unsigned long)placed.placed);
+  EXPECT_EQ(gbn.done, 50u);
+  EXPECT_EQ(placed.done, 50u);
+  EXPECT_GT(gbn.resent, 0u);
+  EXPECT_GT(gbn.naks, 0u);
+  EXPECT_EQ(placed.resent, 0u);
+  EXPECT_EQ(placed.naks, 0u);
+  EXPECT_GT(placed.placed, 0u);
+}
+
 // 4:1 incast on lossless priority 3, ECN marking at the receiver's port below XOFF: run once
 // with DCQCN and once without congestion control; what each sender got at the end, the PFC
 // frames, and how often the queue stood above XOFF.
