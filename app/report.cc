@@ -1,5 +1,8 @@
 #include "app/report.h"
 
+#include "app/collective_stats.h"
+#include "app/stats_json.h"
+
 #include <fmt/core.h>
 
 namespace rs {
@@ -98,6 +101,7 @@ std::string Reporter::summary(double el) const {
     const uint64_t ld = sw_.lossless_drops();
     s += fmt::format("lossless class (PFC priorities {}): {} drops{}\n", prios, ld, ld ? "" : " -- lossless held");
   }
+  if (!sw_.config().collectives.empty()) s += collectives_table(stats_json(sw_)["collectives"]);
   const SwitchTotals t = sw_.totals();
   s += fmt::format("packets: received={} sent={} queued={} in_flight={} dropped={} -> {}\n", t.received, t.sent,
                    t.queued, t.in_flight, t.dropped, t.balanced() ? "balanced" : "UNBALANCED");

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "app/collective_stats.h"
 #include "app/routing_stats.h"
 #include "dataplane/proto/mac_addr.h"
 
@@ -100,6 +101,7 @@ nlohmann::json stats_json(const Switch& sw) {
     sw.port(p).stats(pj);
     ports.push_back(pj);
   }
+  j["collectives"] = collectives_json(sw.config(), ports);
   j["ports"] = ports;
   j["drops"] = drop_map([&](DropReason r) { return sw.drops(r); });
   j["buffer"] = {{"pool_bytes", sw.buffer().config().pool.size},     {"cell_bytes", sw.buffer().config().pool.cell_size},

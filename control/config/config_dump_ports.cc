@@ -43,9 +43,13 @@ void write_host(Out& o, const HostSpec& h, const std::string& hp) {
     o.kv("min_time_between_cnps", real(c.min_time_between_cnps_us)).kv("cnp_dscp", static_cast<unsigned>(c.cnp_dscp));
     o.kv("cnp_802p_prio", static_cast<unsigned>(c.cnp_802p_prio)).end_map().end_map();
   }
-  if (!h.qps.empty()) o.begin_seq("qps");
+  // A collective's queue pairs are its own: the loader makes them again from `collectives`.
+  const bool own_qps = std::any_of(h.qps.begin(), h.qps.end(), [](const nic::QpSpec& q) { return q.tag == 0; });
+  if (own_qps) o.begin_seq("qps");
   for (std::size_t k = 0; k < h.qps.size(); ++k) {
     const nic::QpSpec& q = h.qps[k];
+    if (q.tag) continue;
+    if (q.gate != nic::QpSpec::kNoGate) unrepresentable(fmt::format("{}.qps[{}].gate", hp, k), "only a collective's queue pairs wait for another");
     const std::string qp = fmt::format("{}.qps[{}]", hp, k);
     o.begin_map(nullptr, true).kv("dst", ip_text(false, &q.peer_ip)).kv("qpn", fmt::format("{:#x}", q.qpn)).kv("dscp", static_cast<unsigned>(q.dscp));
     if (q.priority >= 0) o.kv("priority", static_cast<int>(q.priority));
@@ -56,7 +60,7 @@ void write_host(Out& o, const HostSpec& h, const std::string& hp) {
     if (q.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(q.stop_ns, qp + ".stop_ns"));
     o.end_map();
   }
-  if (!h.qps.empty()) o.end_seq();
+  if (own_qps) o.end_seq();
   const HostPfcStorm& st = h.storm;
   if (st.priority >= 0) {
     o.begin_map("pfc_storm", true).kv("priority", static_cast<int>(st.priority)).kv("start_s", seconds(st.start_ns, hp + ".storm.start_ns"));
@@ -168,6 +172,15 @@ void write_host_settings(Out& o, const SwitchConfig& cfg) {
   const BridgeConfig& b = cfg.bridge;
   o.begin_map("bridge", true).kv("ageing_s", real(b.ageing_s)).kv("flood_pps", b.flood_pps).kv("flood_burst", b.flood_burst);
   o.kv("fdb_size", b.fdb_size).end_map();
+  if (!cfg.collectives.empty()) o.begin_seq("collectives");
+  for (const nic::CollectiveSpec& c : cfg.collectives) {
+    std::vector<std::string> hosts;
+    for (uint16_t p : c.ports) hosts.push_back(cfg.ports[p].name);
+    o.begin_map(nullptr, true).kv("op", nic::collective_name(c.op)).list("hosts", hosts, [](const std::string& x) { return x; });
+    o.kv("size_bytes", c.size_bytes).kv("slices", c.slices).kv("qpn", fmt::format("{:#x}", c.qpn)).kv("dscp", static_cast<unsigned>(c.dscp));
+    o.kv("start_s", seconds(c.start_ns, "collectives.start_ns")).end_map();
+  }
+  if (!cfg.collectives.empty()) o.end_seq();
   const LldpConfig& l = cfg.lldp;
   o.begin_map("lldp", true).kv("interval_s", real(l.interval_s)).kv("hold", l.hold).ks("system_name", l.system_name);
   o.ks("system_description", l.system_description).end_map();

@@ -139,7 +139,8 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   // An empty file or a lone scalar: the message needs a place to name, as every other one has.
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (switch, ports, routes, ...)");
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
-                     "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours", "lldp", "vlans", "bridge"});
+                     "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours", "lldp", "vlans", "bridge",
+                     "collectives"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -263,6 +264,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   if (auto x = root["load_view"]) read_load_view(rd, x, cfg.load_view);
   if (auto x = root["link_events"]) read_link_events(rd, x, port_index, cfg);
   if (auto x = root["mirror_sessions"]) read_mirror_sessions(rd, x, port_index, cfg);
+  if (auto x = root["collectives"]) read_collectives(rd, x, port_index, cfg);
 
   if (auto x = root["limits"]) read_limits(rd, x, cfg.route_limits);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace rs {
 
 void read_nic(const ConfigReader& rd, const YAML::Node& n, const std::string& path, nic::NicSpec& s) {
@@ -86,6 +88,56 @@ void read_qps(const ConfigReader& rd, const YAML::Node& n, const std::string& pa
     if (auto x = q["stop_s"]) s.stop_ns = rd.nanoseconds(x, qp + ".stop_s", 0, 1e6, 1e9);
     if (s.stop_ns <= s.start_ns) rd.fail(q, qp + ".stop_s", "stops before it starts");
     out.push_back(s);
+  }
+}
+
+void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg) {
+  rd.seq(n, "collectives");
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node c = n[i];
+    const std::string cp = fmt::format("collectives[{}]", i);
+    rd.keys(c, cp, {"op", "hosts", "size_bytes", "slices", "qpn", "dscp", "start_s"});
+    nic::CollectiveSpec s;
+    if (!c["op"]) rd.fail(c, cp + ".op", "missing");
+    const std::string op = rd.str(c["op"], cp + ".op");
+    if (!nic::collective_of(op, s.op)) rd.fail(c["op"], cp + ".op", fmt::format("'{}': expected allreduce, allgather, reducescatter or alltoall", op));
+    if (!c["hosts"]) rd.fail(c, cp + ".hosts", "missing");
+    rd.seq(c["hosts"], cp + ".hosts");
+    for (std::size_t k = 0; k < c["hosts"].size(); ++k) {
+      const std::string hp = fmt::format("{}.hosts[{}]", cp, k);
+      const std::string name = rd.str(c["hosts"][k], hp);
+      auto it = ports.find(name);
+      if (it == ports.end()) rd.fail(c["hosts"][k], hp, fmt::format("no port '{}'", name));
+      if (cfg.ports[it->second].kind != PortKind::EmulatedHost) rd.fail(c["hosts"][k], hp, fmt::format("port '{}' is not an emulated host", name));
+      if (std::find(s.ports.begin(), s.ports.end(), it->second) != s.ports.end()) rd.fail(c["hosts"][k], hp, fmt::format("'{}' is given twice", name));
+      s.ports.push_back(it->second);
+    }
+    if (s.ports.size() < 2) rd.fail(c["hosts"], cp + ".hosts", "a collective needs two hosts at least");
+    if (!c["size_bytes"]) rd.fail(c, cp + ".size_bytes", "missing");
+    s.size_bytes = static_cast<uint64_t>(rd.integer(c["size_bytes"], cp + ".size_bytes", 1, int64_t{1} << 40));
+    if (auto x = c["slices"]) s.slices = static_cast<uint32_t>(rd.integer(x, cp + ".slices", 1, 64));
+    if (s.size_bytes < uint64_t{s.ports.size()} * s.slices)
+      rd.fail(c["size_bytes"], cp + ".size_bytes", fmt::format("{} bytes cannot make {} ranks x {} slices of a byte at least", s.size_bytes, s.ports.size(), s.slices));
+    s.qpn = c["qpn"] ? static_cast<uint32_t>(rd.integer(c["qpn"], cp + ".qpn", 1, 0xFFF000)) : static_cast<uint32_t>(0x800 + 0x1000 * i);
+    if (auto x = c["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, cp + ".dscp", 0, 63));
+    if (auto x = c["start_s"]) s.start_ns = rd.nanoseconds(x, cp + ".start_s", 0, 1e6, 1e9);
+    std::vector<nic::Rank> ranks;
+    for (uint16_t p : s.ports) {
+      HostSpec& h = cfg.ports[p].host;
+      h.nic.enabled = true;
+      ranks.push_back({h.ip, &h.qps});
+    }
+    const auto tag = static_cast<uint16_t>(cfg.collectives.size() + 1);
+    nic::expand_collective(s, tag, ranks);
+    // Its queue pairs may not be one a host has already (the same peer and number).
+    for (uint16_t p : s.ports) {
+      const auto& q = cfg.ports[p].host.qps;
+      for (std::size_t a = 0; a < q.size(); ++a)
+        for (std::size_t b = 0; b < a; ++b)
+          if (q[a].peer_ip == q[b].peer_ip && q[a].qpn == q[b].qpn && (q[a].tag == tag || q[b].tag == tag))
+            rd.fail(c, cp + ".qpn", fmt::format("QP {:#x} of host {} is taken: give the collective another qpn", q[a].qpn, cfg.ports[p].name));
+    }
+    cfg.collectives.push_back(s);
   }
 }
 

@@ -5,15 +5,20 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <string>
 
 #include "control/config/config_reader.h"
-#include "dataplane/emu/emulated_host.h"
+#include "dataplane/switch/switch_config.h"
 
 namespace rs {
 
 void read_nic(const ConfigReader& rd, const YAML::Node& n, const std::string& path, nic::NicSpec& s);
 // `own_ip` (network order) is the host's: a QP to itself is refused.
 void read_qps(const ConfigReader& rd, const YAML::Node& n, const std::string& path, uint32_t own_ip, std::vector<nic::QpSpec>& out);
+
+// collectives: [{op: allreduce|allgather|reducescatter|alltoall, hosts: [port names, ring order],
+// size_bytes, slices, qpn, dscp, start_s}]: read, then expanded into the hosts' queue pairs.
+void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg);
 
 }  // namespace rs

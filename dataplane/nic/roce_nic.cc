@@ -62,6 +62,9 @@ void RoceNic::post_messages(Qp& q, uint64_t now) {
   const QpSpec& s = q.spec;
   while (s.depth && now >= q.next_post_ns && now < s.stop_ns && (s.messages == 0 || q.posted < s.messages) &&
          q.req.outstanding_messages() < s.depth) {
+    if (s.gate != QpSpec::kNoGate && q.posted >= s.gate_lag && qps_[s.gate].resp.counters().messages < q.posted - s.gate_lag + 1)
+      break;  // a collective's next step waits for what it forwards
+    if (q.posted == 0) q.first_post_ns = now;
     q.req.post(q.posted++, s.message_bytes, s.write, now);
     q.next_post_ns = s.interval_ns ? q.next_post_ns + s.interval_ns : now;
   }
@@ -177,7 +180,9 @@ bool RoceNic::receive(const uint8_t* f, uint32_t len, uint64_t now) {
         ++q.cnp_sent;
       }
     }
+    const uint64_t delivered = q.resp.counters().messages;
     const RcResponder::Reply r = q.resp.on_data(x.opcode, x.psn, x.ack_req, x.payload);
+    if (q.resp.counters().messages != delivered) q.last_rx_msg_ns = now;
     if (r.send && ctrl_.size() < kMaxCtrl) ctrl_.push_back({qi, 0, r.psn, r.msn, r.syndrome});
   } else if (x.opcode == kAcknowledge) {
     q.req.on_ack(x.psn, x.syndrome, now);
@@ -243,7 +248,11 @@ void RoceNic::stats(nlohmann::json& j) const {
                     {"cnp_received", q.cnp_received},
                     {"rate_gbps", spec_.dcqcn && q.rp.limiting() ? q.rp.rate_gbps() : q.paced_gbps},
                     {"alpha", q.rp.alpha()},
-                    {"rate_cuts", q.rp.counters().cuts}});
+                    {"rate_cuts", q.rp.counters().cuts},
+                    {"tag", q.spec.tag},
+                    {"messages", q.spec.messages},
+                    {"first_post_ns", q.first_post_ns},
+                    {"last_rx_message_ns", q.last_rx_msg_ns}});
   }
 }
 

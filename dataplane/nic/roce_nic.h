@@ -54,6 +54,12 @@ struct QpSpec {
   bool write = true;      // RDMA WRITE; false: SEND
   double rate_gbps = 0;   // a cap below DCQCN's rate; 0: none
   uint64_t start_ns = 0, stop_ns = UINT64_MAX;
+  // A collective's step (collective.h): message m goes only once the QP `gate` of the same host
+  // (an index into its qps) has received m - gate_lag + 1 messages, if m >= gate_lag.
+  static constexpr uint32_t kNoGate = UINT32_MAX;
+  uint32_t gate = kNoGate;
+  uint32_t gate_lag = 1;
+  uint16_t tag = 0;  // the collective it belongs to (1-based; 0: none): made by the loader, not dumped
   bool operator==(const QpSpec&) const = default;
 };
 
@@ -89,6 +95,7 @@ class RoceNic {
     uint64_t posted = 0, next_post_ns = 0;
     uint64_t cnp_sent = 0, cnp_received = 0, ce_received = 0, naks_sent = 0;
     uint64_t first_data_ns = 0, last_ack_ns = 0, acked_bytes = 0;
+    uint64_t first_post_ns = 0, last_rx_msg_ns = 0;
     std::vector<uint64_t> fct_ns;  // message completion times (post to last ACK)
     Qp(const QpSpec& s, const QpPath& p, const NicSpec& nic, double link_gbps, uint64_t now);
   };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dataplane/emu/emulated_host.h"
+#include "dataplane/nic/collective.h"
 #include "dataplane/proto/ip_addr.h"
 #include "dataplane/ports/fault_port.h"
 #include "dataplane/tm/buffer/mmu_config.h"
@@ -178,6 +179,9 @@ struct SwitchConfig {
   std::vector<uint16_t> vlans;  // the VLANs the bridge has (1..4094)
   std::vector<VlanInterface> vlan_interfaces;
   BridgeConfig bridge;
+  // Collectives over emulated NICs (dataplane/nic/collective.h): their queue pairs are in the
+  // ranks' hosts, tagged with the collective's index + 1.
+  std::vector<nic::CollectiveSpec> collectives;
   bool has_bridge() const { return !vlans.empty(); }
   // Whether some port has an address: then the switch runs its control plane's packet path
   // (ARP, ND, ICMP, neighbours).

@@ -137,9 +137,12 @@ ports:
            {dst: 10.0.0.3, qpn: 0x12, message_bytes: 1000, interval_us: 10, op: send, rate_gbps: 5, start_s: 0.01, stop_s: 0.5}]}}
   - {name: b, host: {ip: 10.0.0.3, mac: "02:00:00:00:00:bb", nic: {cc: none, reorder: placement}}}
   - {name: c, host: {ip: 10.0.0.4, mac: "02:00:00:00:00:cc", qps: [{dst: 10.0.0.2, priority: 3}]}}
+collectives: [{op: allreduce, hosts: [a, c], size_bytes: 1048576, slices: 2, start_s: 0.001}]
 )";
   const SwitchConfig c = load_config_text(y, "nic.yaml");
-  ASSERT_EQ(c.ports[0].host.qps.size(), 2u);
+  ASSERT_EQ(c.collectives.size(), 1u);
+  EXPECT_EQ(c.ports[2].host.qps.size(), 2u) << "its own and the collective's";
+  ASSERT_EQ(c.ports[0].host.qps.size(), 3u) << "two of its own, one of the collective";
   EXPECT_TRUE(c.ports[0].host.nic.enabled);
   EXPECT_EQ(c.ports[0].host.nic.rc.mtu, 4096u);
   EXPECT_EQ(c.ports[0].host.nic.cc.rpg_threshold, 5u);
@@ -152,6 +155,8 @@ ports:
   const std::string d = round_trip(c, "nic");
   EXPECT_THAT(d, testing::HasSubstr("rpg_byte_reset: 10485760"));
   EXPECT_THAT(d, testing::HasSubstr("cc: none"));
+  EXPECT_THAT(d, testing::HasSubstr("{op: allreduce, hosts: [a, c], size_bytes: 1048576"));
+  EXPECT_THAT(d, testing::Not(testing::HasSubstr("{dst: 10.0.0.4, qpn: 0x800"))) << "the collective's queue pairs come from it again";
 }
 
 // A running switch numbers its groups otherwise: one added after the routes' own groups, routes
