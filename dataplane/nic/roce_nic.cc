@@ -93,6 +93,10 @@ rte_mbuf* RoceNic::frame(rte_mempool* pool, uint32_t need, uint32_t& room) {
 uint16_t RoceNic::transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& link, const std::array<uint64_t, 8>& pause_until,
                            rte_mempool* pool) {
   uint16_t got = 0;
+  if (now != poll_ns_) {
+    poll_ns_ = now;
+    poll_bytes_ = 0;
+  }
   // What the QPs' timers and message streams did since the last call; their pacers refilled.
   for (Qp& q : qps_) {
     q.rp.advance(now);
@@ -132,7 +136,7 @@ uint16_t RoceNic::transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& li
   // Data, one packet a QP in turn.
   const uint32_t need = kHeaders + kRethLen + spec_.rc.mtu + 4;
   std::size_t idle = 0;
-  while (got < n && link.can_send() && idle < qps_.size()) {
+  while (got < n && link.can_send() && idle < qps_.size() && poll_bytes_ < link.burst_bytes()) {
     Qp& q = qps_[rr_];
     rr_ = (rr_ + 1) % qps_.size();
     if (!q.req.ready() || now < pause_until[q.spec.priority & 7] || !q.pace.can_send()) {
@@ -152,6 +156,7 @@ uint16_t RoceNic::transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& li
     rte_pktmbuf_append(m, static_cast<uint16_t>(len));
     q.pace.consume(len);
     link.consume(len);
+    poll_bytes_ += wire_bytes(len);
     q.rp.on_sent(len, now);
     pkts[got++] = m;
   }

@@ -118,6 +118,10 @@ class RoceNic {
   std::unordered_map<uint64_t, uint32_t> by_key_;
   std::deque<Ctrl> ctrl_;
   std::size_t rr_ = 0;
+  // One poll is one instant (as for the host's flows): at most a bucket of the link's bytes go
+  // in it, so time a stalled worker makes up reaches the wire over several polls, each of which
+  // can carry the switch's PFC back first.
+  uint64_t poll_ns_ = UINT64_MAX, poll_bytes_ = 0;
   uint64_t bad_ = 0, foreign_ = 0;
   std::vector<uint8_t> scratch_;
 };
