@@ -71,6 +71,8 @@ void RcRequester::acknowledge(uint64_t upto, uint64_t now) {
   una_ = upto;
   nxt_ = std::max(nxt_, una_);
   progress_ns_ = now;
+  // Resends asked for what is now acknowledged are moot (ready() must not count them).
+  resend_.erase(std::remove_if(resend_.begin(), resend_.end(), [&](uint64_t p) { return p < una_; }), resend_.end());
   while (!msgs_.empty() && msgs_.front().first + msgs_.front().packets <= una_) {
     const Msg& m = msgs_.front();
     done_.push_back({m.id, m.bytes, m.post_ns, now});

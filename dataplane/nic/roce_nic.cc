@@ -175,7 +175,14 @@ bool RoceNic::receive(const uint8_t* f, uint32_t len, uint64_t now) {
     ++foreign_;
     return true;
   }
-  const uint32_t qi = qp_for(x.src_ip, x.dest_qp, x.dscp, now);
+  // Data for a QP this host does not have makes one that listens; an ACK or a CNP for one is
+  // not ours (nothing of it was sent from here).
+  const auto known = by_key_.find(key(x.src_ip, x.dest_qp));
+  if (known == by_key_.end() && !is_data(x.opcode)) {
+    ++foreign_;
+    return true;
+  }
+  const uint32_t qi = known != by_key_.end() ? known->second : qp_for(x.src_ip, x.dest_qp, x.dscp, now);
   Qp& q = qps_[qi];
   if (is_data(x.opcode)) {
     if (x.ecn == 3) {

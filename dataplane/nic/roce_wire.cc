@@ -105,7 +105,7 @@ uint32_t build_data(uint8_t* buf, uint32_t cap, const QpPath& path, const DataPa
   const uint32_t padded = (d.payload + 3) & ~3u;
   const uint32_t ext = reth ? kRethLen : 0;
   const uint32_t len = kHeaders + ext + padded;
-  if (len > cap) return 0;
+  if (len > cap || len - 14 > 65535) return 0;  // an IPv4 datagram's length is 16 bits
   headers(buf, path, len - kUdp, static_cast<uint8_t>(path.dscp << 2 | 2), d.opcode, static_cast<uint8_t>(padded - d.payload), d.psn,
           d.ack_req);
   uint8_t* p = buf + kExt;
@@ -173,12 +173,12 @@ ParseError parse(const uint8_t* f, uint32_t len, Parsed& out) {
   const uint32_t fixed = 8 + 12 + ext + 4;
   if (udp_len < fixed + pad) return ParseError::Truncated;
   const uint8_t* x = f + kExt;
-  if (ext == kRethLen) {
+  if (out.opcode == kWriteFirst || out.opcode == kWriteOnly) {
     out.has_reth = true;
     out.va = uint64_t{get32(x)} << 32 | get32(x + 4);
     out.rkey = get32(x + 8);
     out.dma_len = get32(x + 12);
-  } else if (ext == kAethLen) {
+  } else if (out.opcode == kAcknowledge) {
     out.has_aeth = true;
     out.syndrome = x[0];
     out.msn = get24(x + 1);

@@ -10,6 +10,7 @@ import logging
 import os
 import struct
 import sys
+import zlib
 
 logging.getLogger('scapy').setLevel(logging.ERROR)  # its ICRC for IPv6 is ours to write
 from scapy.all import ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw  # noqa: E402
@@ -186,6 +187,80 @@ def local_frames_seeds():
     }
 
 
+# fuzz_nic_frames' NIC: 10.0.0.2, its requester QP 0x11 sending messages of 3 packets to 10.0.0.3
+# (6 in these seeds; at most 4 PSNs outstanding); both ends start a QP's PSNs at first_psn(qpn).
+NIC_IP, NIC_PEER = '10.0.0.2', '10.0.0.3'
+
+
+def first_psn(qpn):
+    return (qpn * 2654435761) & 0xFFFFFF
+
+
+def icrc(ip):
+    """The RoCEv2 ICRC of an IPv4 datagram (ip: header through the ICRC's 4 bytes), as stored."""
+    hdr = bytearray(ip[:20 + 8 + 12])
+    hdr[1] = hdr[8] = hdr[10] = hdr[11] = 0xFF  # TOS, TTL, header checksum
+    hdr[26] = hdr[27] = 0xFF  # UDP checksum
+    hdr[32] = 0xFF  # BTH byte 4
+    return struct.pack('<I', zlib.crc32(bytes(ip[40:-4]), zlib.crc32(bytes(hdr), zlib.crc32(b'\xff' * 8))))
+
+
+def nic_roce(opcode, psn, dqpn=0x11, src=NIC_PEER, dst=NIC_IP, ext=b'', payload=0, ack_req=False, dscp=26, ecn=2):
+    """A RoCEv2 frame as dataplane/nic/roce_wire.cc writes them, with its ICRC."""
+    pad = -payload % 4
+    bth = bytes([opcode, pad << 4, 0xFF, 0xFF, 0]) + dqpn.to_bytes(3, 'big') + bytes([0x80 if ack_req else 0]) + \
+        (psn & 0xFFFFFF).to_bytes(3, 'big')
+    body = bth + ext + bytes([psn & 0xFF]) * (payload + pad)
+    ip = bytes(IP(src=src, dst=dst, tos=dscp << 2 | ecn, ttl=64, flags='DF') / UDP(sport=0xC000, dport=4791, chksum=0) /
+               Raw(body + b'\0' * 4))
+    return bytes(Ether(dst='02:00:00:00:00:aa', src='02:00:00:00:00:10')) + ip[:-4] + icrc(ip)
+
+
+def nic_ack(k, syndrome=0x1F, msn=0):
+    """An ACK (or NAK) from the peer for the requester's k-th PSN."""
+    return nic_roce(0x11, (first_psn(0x11) + k) & 0xFFFFFF, ext=bytes([syndrome]) + msn.to_bytes(3, 'big'))
+
+
+def nic_records(recs, options=0, messages=6):
+    """fuzz_nic_frames' input: a byte of options (1: placement, 2: SENDs, messages - 1 << 2), then
+    records [ctl][length, 2 bytes][frame], ctl = mode << 6 | delay (see the target)."""
+    return bytes([options | (messages - 1) << 2]) + b''.join(struct.pack('!BH', mode << 6 | delay, len(f)) + f for mode, delay, f in recs)
+
+
+def nic_frames_seeds():
+    wait = (3, 20, b'')  # 20 us with nothing received: the requester sends its window
+    reth = lambda va, n: struct.pack('!QII', va, 0x1000, n)  # noqa: E731
+    q, p = 0x22, first_psn(0x22)
+    return {
+        'acks': nic_records([wait, (1, 2, nic_ack(1)), (1, 2, nic_ack(3, msn=1)), (1, 4, nic_ack(5)), (1, 4, nic_ack(8)),
+                             (1, 8, nic_ack(11)), (1, 8, nic_ack(14)), (1, 8, nic_ack(17))]),
+        'nak': nic_records([wait, (1, 2, nic_ack(1)), (1, 1, nic_ack(2, 0x60)), (1, 1, nic_ack(2, 0x60)), (1, 4, nic_ack(5))]),
+        # Placement and SENDs: a NAK resends only the PSN it names, a later ACK covers the rest.
+        'placement_sends': nic_records([wait, (1, 2, nic_ack(1)), (1, 1, nic_ack(2, 0x60)), (1, 2, nic_ack(5)),
+                                        (1, 8, nic_ack(8)), (1, 8, nic_ack(11)), (1, 8, nic_ack(14)),
+                                        (1, 8, nic_ack(16, 0x60)), (1, 8, nic_ack(17))], options=3),
+        'cnp': nic_records([wait, (1, 1, nic_roce(0x81, 0, dscp=48, ecn=0, ext=b'\0' * 16)), (1, 40, nic_ack(3)),
+                            (1, 63, nic_roce(0x81, 0, dscp=48, ecn=0, ext=b'\0' * 16)), (1, 63, b'')]),
+        # A listening QP: a WRITE of two packets (the first CE-marked: a CNP back), a SEND, a gap
+        # (a NAK), a duplicate asking for an ACK.
+        'listening_qp': nic_records(options=1, recs=[
+            (0, 1, nic_roce(0x06, p, q, src='10.0.0.9', ext=reth(1 << 32, 1500), payload=1024, ecn=3)),
+            (0, 1, nic_roce(0x08, p + 1, q, src='10.0.0.9', payload=476, ack_req=True)),
+            (0, 1, nic_roce(0x04, p + 2, q, src='10.0.0.9', payload=61, ack_req=True)),
+            (0, 1, nic_roce(0x04, p + 5, q, src='10.0.0.9', payload=8)),
+            (0, 1, nic_roce(0x0A, p + 1, q, src='10.0.0.9', ext=reth(0, 4), payload=4, ack_req=True))]),
+        # The peer writing to QP 0x11's responder half.
+        'peer_send': nic_records([(1, 0, nic_roce(0x00, first_psn(0x11), payload=1024)),
+                                  (1, 0, nic_roce(0x01, first_psn(0x11) + 1, payload=1024)),
+                                  (1, 0, nic_roce(0x02, first_psn(0x11) + 2, payload=3, ack_req=True))]),
+        'ack_far_ahead': nic_records([wait, (1, 1, nic_ack(0x400000)), (1, 1, nic_ack(0x7FFFFF)), (1, 1, nic_ack(-1)),
+                                      (1, 63, nic_ack(0x800000, 0x60))]),
+        'icrc_only_and_raw': nic_records([wait, (2, 1, nic_ack(2)), (3, 1, nic_ack(3)), (3, 1, nic_ack(4)[:-1] + b'\0')]),
+        'garbage': nic_records([(3, 0, b'\xff' * 13), (0, 0, bytes(range(60))), (1, 5, bytes(range(256)) * 2),
+                                (2, 0, nic_ack(1)[:50]), (3, 63, b'\x08\x00' * 40)]),
+    }
+
+
 SMALL_CONFIG = """
 switch: {workers: 1, seed: 3}
 qos: {dscp_to_tc: {26: 3}, pfc_enable: [3, 4], cnp_queue: 6}
@@ -326,6 +401,11 @@ BINARY_WORDS = {
     'bridge_frames': [b'\x81\x00\x00\x0a', b'\x81\x00\x00\x14', b'\x81\x00\x60\x00', b'\x02\x00\x00\x00\x01\x0a',
                       b'\x02\x00\x00\x00\x00\x10', b'\xff\xff\xff\xff\xff\xff', b'\x33\x33\xff\x00\x00\x01',
                       b'\x08\x06', b'\x86\xdd', b'\x08\x00', b'\x88\xa8', b'\x0a\x00\x0a\x01'],
+    # ... and for nic_frames: the RoCEv2 port, the NIC's and its peer's addresses, QP 0x11 and its
+    # first PSN, AETH syndromes (ACK, NAK PSN sequence error), BTH opcodes with their flags byte.
+    'nic_frames': [b'\x12\xb7', b'\x0a\x00\x00\x02', b'\x0a\x00\x00\x03', b'\x00\x00\x11', b'\xaf\x14\xc1',
+                   b'\x1f\x00\x00\x00', b'\x60\x00\x00\x00', b'\x11\x00\xff\xff', b'\x81\x00\xff\xff',
+                   b'\x06\x00\xff\xff', b'\x04\x00\xff\xff', b'\x80'],
 }
 
 
@@ -349,6 +429,8 @@ def main():
         write(out, 'local_frames', n, bytes(d))
     for n, d in bridge_frames_seeds().items():
         write(out, 'bridge_frames', n, d)
+    for n, d in nic_frames_seeds().items():
+        write(out, 'nic_frames', n, d)
     for n, d in config_seeds().items():
         write(out, 'config', n, d)
     for n, d in CONTROL.items():

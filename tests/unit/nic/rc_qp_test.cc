@@ -207,5 +207,21 @@ TEST(RcQp, TheWindowBoundsWhatIsOutstanding) {
   EXPECT_EQ(r.counters().stale_acks, 2u);
 }
 
+// Placement: a NAK asks for one PSN again; if an ACK covers it before it went, nothing is left
+// to send (found by fuzz_nic_frames: the stale resend made the requester send past its messages).
+TEST(RcQp, APlacementResendAcknowledgedBeforeItWentIsDropped) {
+  RcConfig c;
+  c.placement = true;
+  RcRequester r(c);
+  r.post(1, 3 * 4096, true, 0);
+  while (r.ready()) r.next(0);
+  r.on_ack(1, kNakPsnSequenceError, 10);  // PSN 1 missing: queued alone
+  EXPECT_TRUE(r.ready());
+  r.on_ack(2, kAckSyndrome, 20);          // ...and then everything arrived after all
+  EXPECT_FALSE(r.ready());
+  EXPECT_EQ(r.take_completions().size(), 1u);
+  EXPECT_EQ(r.counters().retransmitted, 0u);
+}
+
 }  // namespace
 }  // namespace rs::nic

@@ -90,6 +90,7 @@ TEST(RoceWire, ParsesBackWhatItBuilds) {
   EXPECT_EQ(x.msn, 6u);
   ASSERT_EQ(parse(f[6].data(), static_cast<uint32_t>(f[6].size()), x), ParseError::Ok);
   EXPECT_EQ(x.opcode, kCnp);
+  EXPECT_FALSE(x.has_reth) << "16 reserved bytes, not a RETH";
   EXPECT_EQ(x.dscp, kCnpDscp);
   EXPECT_EQ(x.ecn, 0);
   // A flipped payload bit fails the ICRC; a cut frame is truncated; ARP is not RoCE.
@@ -100,9 +101,11 @@ TEST(RoceWire, ParsesBackWhatItBuilds) {
   Frame arp(60, 0);
   arp[12] = 0x08, arp[13] = 0x06;
   EXPECT_EQ(parse(arp.data(), 60, x), ParseError::NotRoce);
-  // A buffer too small is refused, not overrun.
+  // A buffer too small is refused, not overrun; so is a datagram longer than IPv4 can say.
   Frame small(100);
   EXPECT_EQ(build_data(small.data(), 100, path(), {kSendOnly, 1, 4096, true}), 0u);
+  Frame huge(70000);
+  EXPECT_EQ(build_data(huge.data(), 70000, path(), {kSendOnly, 1, 65500, true}), 0u);
 }
 
 TEST(RoceWire, TsharkReadsTheTransportHeaders) {
