@@ -12,6 +12,7 @@ namespace {
 
 void write_host(Out& o, const HostSpec& h, const std::string& hp) {
   o.begin_map("host").kv("ip", ip_text(false, &h.ip)).kmac("mac", h.mac);
+  if (!rte_is_zero_ether_addr(&h.gateway)) o.kmac("gateway", h.gateway);
   if (!h.receiver.empty()) o.ks("receiver", h.receiver);
   if (!h.flows.empty()) o.begin_seq("flows");
   for (std::size_t k = 0; k < h.flows.size(); ++k) {
@@ -111,8 +112,8 @@ void write_ports(Out& o, const SwitchConfig& cfg) {
     const PortSpec& p = cfg.ports[i];
     const std::string pp = fmt::format("ports[{}]", i);
     const bool ethdev = p.kind == PortKind::Ethdev;
-    o.begin_map().ks("name", p.name).kv("kind", ethdev ? "ethdev" : "emulated_host");
-    if (ethdev) o.ks("devargs", p.devargs);  // and no host: the Switch reads each kind's own fields only
+    o.begin_map().ks("name", p.name).kv("kind", ethdev ? "ethdev" : p.kind == PortKind::Nic ? "nic" : "emulated_host");
+    if (p.kind != PortKind::EmulatedHost) o.ks("devargs", p.devargs);  // an ethdev has no host: the Switch reads each kind's own fields only
     o.kmac("mac", p.mac).kv("speed_gbps", real(p.egress.speed_gbps));
     if (p.worker >= 0) o.kv("worker", p.worker);  // -1 (round robin) is the key's absence
     o.kv("admin", p.admin_up ? "up" : "down");

@@ -71,11 +71,12 @@ void read_queues(const ConfigReader& rd, const YAML::Node& n, const std::string&
 }
 
 void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& path, HostSpec& h) {
-  rd.keys(n, path, {"ip", "mac", "flows", "pfc_storm", "receiver", "nic", "qps"});
+  rd.keys(n, path, {"ip", "mac", "flows", "pfc_storm", "receiver", "nic", "qps", "gateway"});
   if (!n["ip"]) rd.fail(n, path + ".ip", "missing");
   if (!n["mac"]) rd.fail(n, path + ".mac", "missing");
   h.ip = rd.ipv4(n["ip"], path + ".ip");
   h.mac = rd.mac(n["mac"], path + ".mac");
+  if (auto x = n["gateway"]) h.gateway = rd.mac(x, path + ".gateway");
   // Hosts naming one receiver are one remote host reached over several links (one tracker).
   if (auto x = n["receiver"]) {
     h.receiver = rd.str(x, path + ".receiver");
@@ -184,16 +185,27 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
     const std::string kind = p["kind"] ? rd.str(p["kind"], pp + ".kind") : (p["devargs"] ? "ethdev" : "emulated_host");
     if (kind == "ethdev") ps.kind = PortKind::Ethdev;
     else if (kind == "emulated_host") ps.kind = PortKind::EmulatedHost;
-    else rd.fail(p["kind"], pp + ".kind", "expected 'ethdev' or 'emulated_host'");
+    else if (kind == "nic") ps.kind = PortKind::Nic;
+    else rd.fail(p["kind"], pp + ".kind", "expected 'ethdev', 'emulated_host' or 'nic'");
     if (ps.kind == PortKind::Ethdev) {
       if (!p["devargs"]) rd.fail(p, pp + ".devargs", "missing: an ethdev port needs DPDK devargs (e.g. net_pcap0,rx_pcap=in.pcap)");
       ps.devargs = rd.str(p["devargs"], pp + ".devargs");
       if (p["host"]) rd.fail(p["host"], pp + ".host", "only emulated_host ports have a host");
       ++ethdevs;
+    } else if (ps.kind == PortKind::Nic) {
+      // An emulated host whose NIC is on a DPDK port: devargs, and the host with its next hop.
+      if (!p["devargs"]) rd.fail(p, pp + ".devargs", "missing: a nic port is an emulated host on a DPDK ethdev (e.g. net_af_packet0,iface=veth0)");
+      ps.devargs = rd.str(p["devargs"], pp + ".devargs");
+      if (!p["host"]) rd.fail(p, pp + ".host", "missing: a nic port needs host: {ip, mac, gateway, nic, qps}");
+      read_host(rd, p["host"], pp + ".host", ps.host);
+      if (!p["host"]["gateway"]) rd.fail(p["host"], pp + ".host.gateway", "missing: the MAC of the next hop on the link (the switch port it is cabled to)");
+      ps.host.nic.enabled = true;
+      ++ethdevs;
     } else {
       if (p["devargs"]) rd.fail(p["devargs"], pp + ".devargs", "emulated_host ports take no devargs");
       if (!p["host"]) rd.fail(p, pp + ".host", "missing: an emulated_host port needs host: {ip, mac}");
       read_host(rd, p["host"], pp + ".host", ps.host);
+      if (p["host"]["gateway"]) rd.fail(p["host"]["gateway"], pp + ".host.gateway", "only a nic port's host has a gateway (an emulated host's is its switch port)");
     }
     if (p["mac"]) ps.mac = rd.mac(p["mac"], pp + ".mac");
     else ps.mac = rte_ether_addr{{0x02, 0x52, 0x53, 0x00, 0x00, static_cast<uint8_t>(i)}};

@@ -108,7 +108,7 @@ void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::ma
       const std::string name = rd.str(c["hosts"][k], hp);
       auto it = ports.find(name);
       if (it == ports.end()) rd.fail(c["hosts"][k], hp, fmt::format("no port '{}'", name));
-      if (cfg.ports[it->second].kind != PortKind::EmulatedHost) rd.fail(c["hosts"][k], hp, fmt::format("port '{}' is not an emulated host", name));
+      if (cfg.ports[it->second].kind == PortKind::Ethdev) rd.fail(c["hosts"][k], hp, fmt::format("port '{}' is not an emulated host", name));
       if (std::find(s.ports.begin(), s.ports.end(), it->second) != s.ports.end()) rd.fail(c["hosts"][k], hp, fmt::format("'{}' is given twice", name));
       s.ports.push_back(it->second);
     }

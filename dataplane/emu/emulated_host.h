@@ -65,6 +65,9 @@ struct HostSpec {
   nic::NicSpec nic;
   std::vector<nic::QpSpec> qps;
   std::array<uint8_t, 64> priority_of_dscp{};  // the switch's maps, filled in by the switch
+  // On a real link (`kind: nic`): the MAC of its next hop (a switch's port), where an emulated
+  // host's is the port it is cabled to.
+  rte_ether_addr gateway{};
 };
 
 class EmulatedHost final : public Port {

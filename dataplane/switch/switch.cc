@@ -11,6 +11,7 @@
 
 #include "dataplane/core/mbuf_pool.h"
 #include "dataplane/core/object_name.h"
+#include "dataplane/emu/wired_host.h"
 #include "dataplane/ports/ethdev_port.h"
 #include "dataplane/routing/policy_set.h"
 #include "dataplane/switch/mirror_sessions.h"
@@ -60,7 +61,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   // Emulated NICs with a path MTU above 1 KiB put frames in the pool's mbufs whole (one segment).
   uint32_t room = RTE_MBUF_DEFAULT_BUF_SIZE;
   for (auto& ps : cfg.ports)
-    if (ps.kind == PortKind::EmulatedHost && ps.host.nic.enabled)
+    if (ps.kind != PortKind::Ethdev && ps.host.nic.enabled)
       room = std::max<uint32_t>(room, RTE_PKTMBUF_HEADROOM + nic::kHeaders + nic::kRethLen + ps.host.nic.rc.mtu + 4);
   pool_ = create_mbuf_pool({.name = unique_object_name("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize,
                             .data_room = static_cast<uint16_t>(room)});
@@ -91,7 +92,11 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
               throw std::runtime_error(fmt::format("port {}: receiver '{}' spans workers (port {} is on worker {})", ps.name,
                                                    hs.receiver, cfg.ports[j].name, port_owner_[j]));
           }
-        p = std::make_unique<EmulatedHost>(hs, ps.mac, ps.egress.speed_gbps, pool_, now_ns, leader);
+        if (ps.kind == PortKind::Nic)
+          p = std::make_unique<WiredHost>(std::make_unique<EthdevPort>(ps.devargs, pool_),
+                                          std::make_unique<EmulatedHost>(hs, hs.gateway, ps.egress.speed_gbps, pool_, now_ns));
+        else
+          p = std::make_unique<EmulatedHost>(hs, ps.mac, ps.egress.speed_gbps, pool_, now_ns, leader);
       }
       p->name = ps.name;
       p->mac = ps.mac;

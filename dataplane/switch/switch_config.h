@@ -24,7 +24,9 @@
 
 namespace rs {
 
-enum class PortKind : uint8_t { Ethdev, EmulatedHost };
+// Nic: an emulated host whose NIC is on a DPDK ethdev (the host on a real link, not a switch port
+// the pipeline forwards to).
+enum class PortKind : uint8_t { Ethdev, EmulatedHost, Nic };
 
 // A router interface's address (`ports[].ipv4: 10.0.1.1/24`): the switch answers ARP/ND and
 // ping for `addr`, and the prefix it is in is a connected route out of the port.

@@ -41,7 +41,7 @@ inline void equal_port(const PortSpec& a, const PortSpec& b, const std::string& 
     RS_FIELD(egress.limits[q].packets) << " q" << q;
     RS_FIELD(egress.limits[q].bytes) << " q" << q;
   }
-  RS_FIELD(host.ip); RS_MAC(host.mac); RS_FIELD(host.receiver); RS_FIELD(host.rx_flow_capacity);
+  RS_FIELD(host.ip); RS_MAC(host.mac); RS_MAC(host.gateway); RS_FIELD(host.receiver); RS_FIELD(host.rx_flow_capacity);
   RS_FIELD(host.storm.priority); RS_FIELD(host.storm.start_ns); RS_FIELD(host.storm.stop_ns); RS_FIELD(host.storm.quanta);
   RS_FIELD(faults.direction); RS_FIELD(faults.drop); RS_FIELD(faults.corrupt); RS_FIELD(faults.corrupt_offset);
   RS_FIELD(faults.duplicate); RS_FIELD(faults.delay_ns); RS_FIELD(faults.jitter_ns); RS_FIELD(faults.stuck_start_ns);

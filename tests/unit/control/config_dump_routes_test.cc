@@ -136,12 +136,14 @@ ports:
      qps: [{dst: 10.0.0.3, qpn: 0x11, message_bytes: 65536, messages: 100, depth: 8, op: write},
            {dst: 10.0.0.3, qpn: 0x12, message_bytes: 1000, interval_us: 10, op: send, rate_gbps: 5, start_s: 0.01, stop_s: 0.5}]}}
   - {name: b, host: {ip: 10.0.0.3, mac: "02:00:00:00:00:bb", nic: {cc: none, reorder: placement}}}
+  - {name: w, kind: nic, devargs: "net_af_packet0,iface=v0", host: {ip: 10.0.5.2, mac: "02:00:00:00:00:dd", gateway: "02:00:00:00:00:01",
+     qps: [{dst: 10.0.0.2, qpn: 0x51}]}}
   - {name: c, host: {ip: 10.0.0.4, mac: "02:00:00:00:00:cc", qps: [{dst: 10.0.0.2, priority: 3}]}}
 collectives: [{op: allreduce, hosts: [a, c], size_bytes: 1048576, slices: 2, start_s: 0.001}]
 )";
   const SwitchConfig c = load_config_text(y, "nic.yaml");
   ASSERT_EQ(c.collectives.size(), 1u);
-  EXPECT_EQ(c.ports[2].host.qps.size(), 2u) << "its own and the collective's";
+  EXPECT_EQ(c.ports[3].host.qps.size(), 2u) << "its own and the collective's";
   ASSERT_EQ(c.ports[0].host.qps.size(), 3u) << "two of its own, one of the collective";
   EXPECT_TRUE(c.ports[0].host.nic.enabled);
   EXPECT_EQ(c.ports[0].host.nic.rc.mtu, 4096u);
@@ -150,11 +152,13 @@ collectives: [{op: allreduce, hosts: [a, c], size_bytes: 1048576, slices: 2, sta
   EXPECT_FALSE(c.ports[0].host.qps[1].write);
   EXPECT_FALSE(c.ports[1].host.nic.dcqcn);
   EXPECT_TRUE(c.ports[1].host.nic.rc.placement);
-  EXPECT_TRUE(c.ports[2].host.nic.enabled) << "queue pairs bring the NIC";
-  EXPECT_EQ(c.ports[2].host.qps[0].qpn, 0x100u) << "the default QP number by position";
+  EXPECT_TRUE(c.ports[3].host.nic.enabled) << "queue pairs bring the NIC";
+  EXPECT_EQ(c.ports[3].host.qps[0].qpn, 0x100u) << "the default QP number by position";
   const std::string d = round_trip(c, "nic");
   EXPECT_THAT(d, testing::HasSubstr("rpg_byte_reset: 10485760"));
   EXPECT_THAT(d, testing::HasSubstr("cc: none"));
+  EXPECT_THAT(d, testing::HasSubstr("kind: nic"));
+  EXPECT_THAT(d, testing::HasSubstr("gateway: \"02:00:00:00:00:01\""));
   EXPECT_THAT(d, testing::HasSubstr("{op: allreduce, hosts: [a, c], size_bytes: 1048576"));
   EXPECT_THAT(d, testing::Not(testing::HasSubstr("{dst: 10.0.0.4, qpn: 0x800"))) << "the collective's queue pairs come from it again";
 }
