@@ -45,11 +45,11 @@ void write_host(Out& o, const HostSpec& h, const std::string& hp) {
     o.kv("cnp_802p_prio", static_cast<unsigned>(c.cnp_802p_prio)).end_map().end_map();
   }
   // A collective's queue pairs are its own: the loader makes them again from `collectives`.
-  const bool own_qps = std::any_of(h.qps.begin(), h.qps.end(), [](const nic::QpSpec& q) { return q.tag == 0; });
+  const bool own_qps = std::any_of(h.qps.begin(), h.qps.end(), [](const nic::QpSpec& q) { return q.tag == 0 && q.traffic == 0; });
   if (own_qps) o.begin_seq("qps");
   for (std::size_t k = 0; k < h.qps.size(); ++k) {
     const nic::QpSpec& q = h.qps[k];
-    if (q.tag) continue;
+    if (q.tag || q.traffic) continue;  // made again from its collective or traffic pattern
     if (q.gate != nic::QpSpec::kNoGate) unrepresentable(fmt::format("{}.qps[{}].gate", hp, k), "only a collective's queue pairs wait for another");
     const std::string qp = fmt::format("{}.qps[{}]", hp, k);
     o.begin_map(nullptr, true).kv("dst", ip_text(false, &q.peer_ip)).kv("qpn", fmt::format("{:#x}", q.qpn)).kv("dscp", static_cast<unsigned>(q.dscp));
@@ -182,6 +182,20 @@ void write_host_settings(Out& o, const SwitchConfig& cfg) {
     o.kv("start_s", seconds(c.start_ns, "collectives.start_ns")).end_map();
   }
   if (!cfg.collectives.empty()) o.end_seq();
+  if (!cfg.traffic.empty()) o.begin_seq("traffic");
+  for (const nic::TrafficSpec& t : cfg.traffic) {
+    std::vector<std::string> hosts;
+    for (uint16_t p : t.hosts) hosts.push_back(cfg.ports[p].name);
+    o.begin_map(nullptr, true).kv("pattern", nic::pattern_name(t.pattern)).list("hosts", hosts, [](const std::string& x) { return x; });
+    if (t.pattern == nic::Pattern::Incast) o.ks("receiver", cfg.ports[t.receiver].name);
+    o.kv("message_bytes", t.message_bytes).kv("messages", t.messages).kv("depth", t.depth).kv("dscp", static_cast<unsigned>(t.dscp));
+    o.kv("qpn", fmt::format("{:#x}", t.qpn)).kv("seed", t.seed).kv("start_s", seconds(t.start_ns, "traffic.start_ns"));
+    if (t.stop_ns != UINT64_MAX) o.kv("stop_s", seconds(t.stop_ns, "traffic.stop_ns"));
+    if (t.pattern == nic::Pattern::Cdf)
+      o.ks("cdf_file", t.cdf_file).kv("load", real(t.load)).kv("duration_s", seconds(t.duration_ns, "traffic.duration_ns"));
+    o.end_map();
+  }
+  if (!cfg.traffic.empty()) o.end_seq();
   const LldpConfig& l = cfg.lldp;
   o.begin_map("lldp", true).kv("interval_s", real(l.interval_s)).kv("hold", l.hold).ks("system_name", l.system_name);
   o.ks("system_description", l.system_description).end_map();

@@ -141,7 +141,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (switch, ports, routes, ...)");
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
                      "load_view", "link_events", "limits", "mirror_sessions", "copp", "neighbours", "lldp", "vlans", "bridge",
-                     "collectives"});
+                     "collectives", "traffic"});
   if (auto sw = root["switch"]) {
     rd.keys(sw, "switch", {"workers", "seed", "mbufs", "pipeline", "duration_s"});
     if (auto x = sw["workers"]) cfg.workers = static_cast<uint16_t>(rd.integer(x, "switch.workers", 1, kMaxWorkers));
@@ -277,6 +277,7 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
   if (auto x = root["link_events"]) read_link_events(rd, x, port_index, cfg);
   if (auto x = root["mirror_sessions"]) read_mirror_sessions(rd, x, port_index, cfg);
   if (auto x = root["collectives"]) read_collectives(rd, x, port_index, cfg);
+  if (auto x = root["traffic"]) read_traffic(rd, x, port_index, cfg);
 
   if (auto x = root["limits"]) read_limits(rd, x, cfg.route_limits);
 

@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace rs {
 
@@ -138,6 +140,115 @@ void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::ma
             rd.fail(c, cp + ".qpn", fmt::format("QP {:#x} of host {} is taken: give the collective another qpn", q[a].qpn, cfg.ports[p].name));
     }
     cfg.collectives.push_back(s);
+  }
+}
+
+nic::FlowSizeCdf read_cdf_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, 0, "(file)", "cannot read it");
+  nic::FlowSizeCdf c;
+  std::string line;
+  int no = 0, last_line = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+    std::istringstream ls(line);
+    double bytes, p;
+    if (!(ls >> bytes)) continue;  // blank
+    std::string rest;
+    if (!(ls >> p) || (ls >> rest)) throw ConfigError(path, no, "(line)", "expected two numbers: bytes and cumulative probability");
+    if (bytes < 0 || p < 0) throw ConfigError(path, no, "(line)", "negative");
+    if (!c.points.empty() && (bytes < c.points.back().first || p < c.points.back().second))
+      throw ConfigError(path, no, "(line)", fmt::format("not monotonic: {} {} after {} {}", bytes, p, c.points.back().first, c.points.back().second));
+    c.points.emplace_back(bytes, p);
+    last_line = no;
+  }
+  if (c.points.size() < 2) throw ConfigError(path, no, "(file)", "a CDF needs two points at least");
+  const double top = c.points.back().second;
+  if (top != 1 && top != 100) throw ConfigError(path, last_line, "(line)", fmt::format("the last probability is {}: it must be 1 (or 100, percent)", top));
+  for (auto& [b, p] : c.points) p /= top;
+  if (c.points.back().first < 1) throw ConfigError(path, last_line, "(line)", "the largest flow is under a byte");
+  return c;
+}
+
+void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg) {
+  rd.seq(n, "traffic");
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node t = n[i];
+    const std::string tp = fmt::format("traffic[{}]", i);
+    rd.keys(t, tp, {"pattern", "hosts", "receiver", "message_bytes", "messages", "depth", "dscp", "qpn", "seed", "start_s", "stop_s",
+                    "cdf_file", "load", "duration_s"});
+    nic::TrafficSpec s;
+    if (!t["pattern"]) rd.fail(t, tp + ".pattern", "missing");
+    const std::string pat = rd.str(t["pattern"], tp + ".pattern");
+    if (!nic::pattern_of(pat, s.pattern)) rd.fail(t["pattern"], tp + ".pattern", fmt::format("'{}': expected incast, permutation, all_to_all or cdf", pat));
+    auto host = [&](const YAML::Node& x, const std::string& hp) {
+      const std::string name = rd.str(x, hp);
+      auto it = ports.find(name);
+      if (it == ports.end()) rd.fail(x, hp, fmt::format("no port '{}'", name));
+      if (cfg.ports[it->second].kind == PortKind::Ethdev) rd.fail(x, hp, fmt::format("port '{}' is not an emulated host", name));
+      return it->second;
+    };
+    if (!t["hosts"]) rd.fail(t, tp + ".hosts", "missing");
+    rd.seq(t["hosts"], tp + ".hosts");
+    for (std::size_t k = 0; k < t["hosts"].size(); ++k) {
+      const std::string hp = fmt::format("{}.hosts[{}]", tp, k);
+      const uint16_t p = host(t["hosts"][k], hp);
+      if (std::find(s.hosts.begin(), s.hosts.end(), p) != s.hosts.end()) rd.fail(t["hosts"][k], hp, fmt::format("'{}' is given twice", cfg.ports[p].name));
+      s.hosts.push_back(p);
+    }
+    if (s.pattern == nic::Pattern::Incast) {
+      if (!t["receiver"]) rd.fail(t, tp + ".receiver", "missing: an incast's senders send to it");
+      s.receiver = host(t["receiver"], tp + ".receiver");
+      if (std::find(s.hosts.begin(), s.hosts.end(), s.receiver) != s.hosts.end()) rd.fail(t["receiver"], tp + ".receiver", "the receiver is one of the senders");
+      if (s.hosts.empty()) rd.fail(t["hosts"], tp + ".hosts", "an incast needs a sender at least");
+    } else {
+      if (t["receiver"]) rd.fail(t["receiver"], tp + ".receiver", "only an incast has a receiver");
+      if (s.hosts.size() < 2) rd.fail(t["hosts"], tp + ".hosts", "the pattern needs two hosts at least");
+    }
+    if (auto x = t["message_bytes"]) s.message_bytes = static_cast<uint32_t>(rd.integer(x, tp + ".message_bytes", 1, int64_t{1} << 31));
+    if (auto x = t["messages"]) s.messages = static_cast<uint64_t>(rd.integer(x, tp + ".messages", 0, int64_t{1} << 40));
+    if (auto x = t["depth"]) s.depth = static_cast<uint32_t>(rd.integer(x, tp + ".depth", 1, 4096));
+    if (auto x = t["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, tp + ".dscp", 0, 63));
+    s.qpn = t["qpn"] ? static_cast<uint32_t>(rd.integer(t["qpn"], tp + ".qpn", 1, 0xF00000)) : static_cast<uint32_t>(0x10000 + 0x10000 * i);
+    if (auto x = t["seed"]) s.seed = static_cast<uint64_t>(rd.integer(x, tp + ".seed", 0, int64_t{1} << 62));
+    if (auto x = t["start_s"]) s.start_ns = rd.nanoseconds(x, tp + ".start_s", 0, 1e6, 1e9);
+    if (auto x = t["stop_s"]) s.stop_ns = rd.nanoseconds(x, tp + ".stop_s", 0, 1e6, 1e9);
+    if (s.stop_ns <= s.start_ns) rd.fail(t, tp + ".stop_s", "stops before it starts");
+    const bool cdf = s.pattern == nic::Pattern::Cdf;
+    for (const char* k : {"cdf_file", "load", "duration_s"})
+      if (t[k] && !cdf) rd.fail(t[k], tp + "." + k, "only a cdf pattern has it");
+    if (cdf) {
+      if (!t["cdf_file"]) rd.fail(t, tp + ".cdf_file", "missing: the flow-size distribution");
+      if (!t["duration_s"]) rd.fail(t, tp + ".duration_s", "missing: how long flows arrive");
+      s.cdf_file = rd.str(t["cdf_file"], tp + ".cdf_file");
+      std::string path = s.cdf_file;
+      if (!path.empty() && path[0] != '/' && cfg.source.find('/') != std::string::npos) path = cfg.source.substr(0, cfg.source.rfind('/') + 1) + path;
+      try {
+        s.cdf = read_cdf_file(path);
+      } catch (const ConfigError& e) {
+        throw ConfigError(e.file, e.line, tp + ".cdf_file", e.reason);
+      }
+      if (auto x = t["load"]) s.load = rd.real(x, tp + ".load", 1e-6, 1);
+      s.duration_ns = rd.nanoseconds(t["duration_s"], tp + ".duration_s", 1e-6, 3600, 1e9);
+    }
+    std::vector<nic::Endpoint> eps;
+    auto endpoint = [&](uint16_t p) {
+      HostSpec& h = cfg.ports[p].host;
+      h.nic.enabled = true;
+      eps.push_back({h.ip, cfg.ports[p].egress.speed_gbps, &h.qps});
+    };
+    for (uint16_t p : s.hosts) endpoint(p);
+    if (s.pattern == nic::Pattern::Incast) endpoint(s.receiver);
+    const auto index = static_cast<uint16_t>(cfg.traffic.size() + 1);
+    nic::expand_traffic(s, index, eps);
+    for (const nic::Endpoint& e : eps)
+      for (std::size_t a = 0; a < e.qps->size(); ++a)
+        for (std::size_t b = 0; b < a; ++b)
+          if ((*e.qps)[a].peer_ip == (*e.qps)[b].peer_ip && (*e.qps)[a].qpn == (*e.qps)[b].qpn &&
+              ((*e.qps)[a].traffic == index || (*e.qps)[b].traffic == index))
+            rd.fail(t, tp + ".qpn", fmt::format("QP {:#x} is taken on a host of the pattern: give it another qpn", (*e.qps)[a].qpn));
+    cfg.traffic.push_back(std::move(s));
   }
 }
 

@@ -20,5 +20,12 @@ void read_qps(const ConfigReader& rd, const YAML::Node& n, const std::string& pa
 // collectives: [{op: allreduce|allgather|reducescatter|alltoall, hosts: [port names, ring order],
 // size_bytes, slices, qpn, dscp, start_s}]: read, then expanded into the hosts' queue pairs.
 void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg);
+// traffic: [{pattern: incast|permutation|all_to_all|cdf, hosts, receiver (incast), message_bytes,
+// messages, depth, dscp, qpn, seed, start_s, stop_s; cdf: cdf_file, load, duration_s}]: read,
+// then expanded into the hosts' queue pairs. A CDF file's errors name its own file and line.
+void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg);
+// A flow-size CDF file: `bytes probability` a line (probability in [0, 1], or percent when the
+// last is 100, as HPCC's traffic_gen files), # comments; both columns non-decreasing.
+nic::FlowSizeCdf read_cdf_file(const std::string& path);
 
 }  // namespace rs

@@ -60,6 +60,13 @@ uint32_t RoceNic::qp_for(uint32_t peer_ip, uint32_t qpn, uint8_t dscp, uint64_t 
 
 void RoceNic::post_messages(Qp& q, uint64_t now) {
   const QpSpec& s = q.spec;
+  if (!s.post_at_ns.empty()) {  // open loop: each message at its time
+    for (; q.posted < s.post_at_ns.size() && s.post_at_ns[q.posted] <= now && now < s.stop_ns; ++q.posted) {
+      if (q.posted == 0) q.first_post_ns = now;
+      q.req.post(q.posted, s.sizes[q.posted], s.write, s.post_at_ns[q.posted]);
+    }
+    return;
+  }
   while (s.depth && now >= q.next_post_ns && now < s.stop_ns && (s.messages == 0 || q.posted < s.messages) &&
          q.req.outstanding_messages() < s.depth) {
     if (s.gate != QpSpec::kNoGate && q.posted >= s.gate_lag && qps_[s.gate].resp.counters().messages < q.posted - s.gate_lag + 1)
@@ -74,7 +81,8 @@ bool RoceNic::active(uint64_t now) const {
   if (!ctrl_.empty()) return true;
   for (const Qp& q : qps_)
     if (q.req.ready() || q.req.deadline() != UINT64_MAX ||
-        (q.spec.depth && now >= q.spec.start_ns && now < q.spec.stop_ns && (q.spec.messages == 0 || q.posted < q.spec.messages)))
+        (q.spec.depth && now >= q.spec.start_ns && now < q.spec.stop_ns && (q.spec.messages == 0 || q.posted < q.spec.messages)) ||
+        q.posted < q.spec.post_at_ns.size())
       return true;
   return false;
 }
@@ -262,6 +270,7 @@ void RoceNic::stats(nlohmann::json& j) const {
                     {"alpha", q.rp.alpha()},
                     {"rate_cuts", q.rp.counters().cuts},
                     {"tag", q.spec.tag},
+                    {"traffic", q.spec.traffic},
                     {"messages", q.spec.messages},
                     {"first_post_ns", q.first_post_ns},
                     {"last_rx_message_ns", q.last_rx_msg_ns}});

@@ -60,6 +60,12 @@ struct QpSpec {
   uint32_t gate = kNoGate;
   uint32_t gate_lag = 1;
   uint16_t tag = 0;  // the collective it belongs to (1-based; 0: none): made by the loader, not dumped
+  uint16_t traffic = 0;  // the traffic pattern that made it (1-based; 0: none; traffic.h), not dumped
+  // A pattern's open-loop messages (flow sizes drawn from a distribution): message k is
+  // `sizes[k]` bytes, posted at `post_at_ns[k]` whatever is outstanding; then `messages` is
+  // their count. Empty: every message is `message_bytes`, posted as `depth` and `interval` allow.
+  std::vector<uint32_t> sizes;
+  std::vector<uint64_t> post_at_ns;
   bool operator==(const QpSpec&) const = default;
 };
 

@@ -12,6 +12,7 @@
 
 #include "dataplane/emu/emulated_host.h"
 #include "dataplane/nic/collective.h"
+#include "dataplane/nic/traffic.h"
 #include "dataplane/proto/ip_addr.h"
 #include "dataplane/ports/fault_port.h"
 #include "dataplane/tm/buffer/mmu_config.h"
@@ -184,6 +185,9 @@ struct SwitchConfig {
   // Collectives over emulated NICs (dataplane/nic/collective.h): their queue pairs are in the
   // ranks' hosts, tagged with the collective's index + 1.
   std::vector<nic::CollectiveSpec> collectives;
+  // Traffic patterns (dataplane/nic/traffic.h): their queue pairs are in the hosts, marked with
+  // the pattern's index + 1.
+  std::vector<nic::TrafficSpec> traffic;
   bool has_bridge() const { return !vlans.empty(); }
   // Whether some port has an address: then the switch runs its control plane's packet path
   // (ARP, ND, ICMP, neighbours).

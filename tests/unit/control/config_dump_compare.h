@@ -122,6 +122,7 @@ inline void equal_configs(const SwitchConfig& a, const SwitchConfig& b, const st
   RS_FIELD(vlans);
   RS_EACH(vlan_interfaces, equal_svi);
   EXPECT_TRUE(a.collectives == b.collectives) << at << ".collectives";
+  EXPECT_TRUE(a.traffic == b.traffic) << at << ".traffic";
   EXPECT_TRUE(a.bridge == b.bridge) << at << ".bridge";
   RS_EACH(ports, equal_port);
   RS_EACH(groups, equal_group);

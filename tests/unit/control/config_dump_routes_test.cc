@@ -140,11 +140,12 @@ ports:
      qps: [{dst: 10.0.0.2, qpn: 0x51}]}}
   - {name: c, host: {ip: 10.0.0.4, mac: "02:00:00:00:00:cc", qps: [{dst: 10.0.0.2, priority: 3}]}}
 collectives: [{op: allreduce, hosts: [a, c], size_bytes: 1048576, slices: 2, start_s: 0.001}]
+traffic: [{pattern: incast, hosts: [a, c], receiver: b, messages: 5, depth: 2, stop_s: 0.2}]
 )";
   const SwitchConfig c = load_config_text(y, "nic.yaml");
   ASSERT_EQ(c.collectives.size(), 1u);
-  EXPECT_EQ(c.ports[3].host.qps.size(), 2u) << "its own and the collective's";
-  ASSERT_EQ(c.ports[0].host.qps.size(), 3u) << "two of its own, one of the collective";
+  EXPECT_EQ(c.ports[3].host.qps.size(), 3u) << "its own, the collective's and the incast's";
+  ASSERT_EQ(c.ports[0].host.qps.size(), 4u) << "two of its own, one of the collective, one of the incast";
   EXPECT_TRUE(c.ports[0].host.nic.enabled);
   EXPECT_EQ(c.ports[0].host.nic.rc.mtu, 4096u);
   EXPECT_EQ(c.ports[0].host.nic.cc.rpg_threshold, 5u);
@@ -160,6 +161,7 @@ collectives: [{op: allreduce, hosts: [a, c], size_bytes: 1048576, slices: 2, sta
   EXPECT_THAT(d, testing::HasSubstr("kind: nic"));
   EXPECT_THAT(d, testing::HasSubstr("gateway: \"02:00:00:00:00:01\""));
   EXPECT_THAT(d, testing::HasSubstr("{op: allreduce, hosts: [a, c], size_bytes: 1048576"));
+  EXPECT_THAT(d, testing::HasSubstr("{pattern: incast, hosts: [a, c], receiver: b, message_bytes: 65536, messages: 5"));
   EXPECT_THAT(d, testing::Not(testing::HasSubstr("{dst: 10.0.0.4, qpn: 0x800"))) << "the collective's queue pairs come from it again";
 }
 
