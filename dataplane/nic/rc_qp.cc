@@ -154,6 +154,7 @@ RcResponder::Reply RcResponder::on_data(uint8_t opcode, uint32_t psn, bool ack_r
     ++c_.out_of_sequence;
     if (nak_out_) return {};
     nak_out_ = true;
+    c_.missing += ahead;
     ++c_.naks;
     return {true, static_cast<uint32_t>(epsn_ & kPsnMask), kNakPsnSequenceError, msn_};
   }
@@ -174,6 +175,7 @@ RcResponder::Reply RcResponder::place(uint32_t ahead, uint8_t opcode, bool ack_r
   // A gap that stays while this many packets are placed past it is a loss, not a reordering.
   if (++past_gap_ >= cfg_.nak_after && !nak_out_) {
     nak_out_ = true;
+    ++c_.missing;
     ++c_.naks;
     return {true, static_cast<uint32_t>(epsn_ & kPsnMask), kNakPsnSequenceError, msn_};
   }

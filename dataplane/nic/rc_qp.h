@@ -96,6 +96,7 @@ struct ResponderCounters {
   uint64_t duplicates = 0;          // PSNs already accepted
   uint64_t out_of_sequence = 0;     // past a gap: dropped (go-back-N, or past the reorder window)
   uint64_t placed = 0;              // placement: accepted ahead of the expected PSN
+  uint64_t missing = 0;             // PSNs found missing: a gap's size when first seen (placement: each NAKed)
   uint64_t acks = 0, naks = 0;
 };
 

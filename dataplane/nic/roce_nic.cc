@@ -228,6 +228,34 @@ void RoceNic::stats(nlohmann::json& j) const {
   n["ctrl_pending"] = ctrl_.size();
   auto& list = n["qps"];
   list = nlohmann::json::array();
+  // The host's totals over its QPs.
+  uint64_t acked = 0, done = 0, resent = 0, naks_rx = 0, naks_tx = 0, cnp_tx = 0, cnp_rx = 0, rx_bytes = 0, ooo = 0, missing = 0;
+  uint64_t first = UINT64_MAX, last = 0;
+  for (const Qp& q : qps_) {
+    acked += q.acked_bytes;
+    done += q.req.counters().messages_done;
+    resent += q.req.counters().retransmitted;
+    naks_rx += q.req.counters().naks;
+    naks_tx += q.resp.counters().naks;
+    cnp_tx += q.cnp_sent;
+    cnp_rx += q.cnp_received;
+    rx_bytes += q.resp.counters().bytes;
+    ooo += q.resp.counters().out_of_sequence + q.resp.counters().placed;
+    missing += q.resp.counters().missing;
+    if (q.first_data_ns) first = std::min(first, q.first_data_ns);
+    last = std::max(last, q.last_ack_ns);
+  }
+  n["totals"] = {{"acked_bytes", acked},
+                 {"goodput_gbps", last > first && first != UINT64_MAX ? static_cast<double>(acked) * 8 / static_cast<double>(last - first) : 0.0},
+                 {"messages_done", done},
+                 {"retransmitted", resent},
+                 {"naks_received", naks_rx},
+                 {"naks_sent", naks_tx},
+                 {"cnp_sent", cnp_tx},
+                 {"cnp_received", cnp_rx},
+                 {"rx_bytes", rx_bytes},
+                 {"out_of_order", ooo},
+                 {"missing_psns", missing}};
   for (const Qp& q : qps_) {
     const RequesterCounters& r = q.req.counters();
     const ResponderCounters& s = q.resp.counters();
@@ -260,6 +288,7 @@ void RoceNic::stats(nlohmann::json& j) const {
                     {"rx_messages", s.messages},
                     {"out_of_sequence", s.out_of_sequence},
                     {"placed_out_of_order", s.placed},
+                    {"missing_psns", s.missing},
                     {"duplicates", s.duplicates},
                     {"naks_sent", s.naks},
                     {"acks_sent", s.acks},

@@ -132,6 +132,7 @@ TEST(RcQp, ALostPacketIsNakedOnceAndEverythingFromItResent) {
   const auto& r = p.resp.counters();
   EXPECT_EQ(r.naks, 1u);
   EXPECT_GE(r.out_of_sequence, 1u);
+  EXPECT_EQ(r.missing, 1u) << "one PSN was missing when the gap was seen";
   EXPECT_EQ(p.req.counters().naks, 1u);
   std::vector<uint32_t> psns;
   for (auto& d : p.sent) psns.push_back(d.psn);

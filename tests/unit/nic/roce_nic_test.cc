@@ -94,6 +94,12 @@ TEST(RoceNic, GoBackNRecoversWhatALossyQueueDrops) {
   }
   EXPECT_GT(resent, 0u);
   EXPECT_GT(naks, 0u);
+  // The hosts' totals sum their QPs; the receiver's count the gaps it found.
+  const auto& t1 = j["ports"][1]["host"]["nic"]["totals"];
+  const auto& t2 = j["ports"][2]["host"]["nic"]["totals"];
+  EXPECT_EQ(t1["retransmitted"].get<uint64_t>() + t2["retransmitted"].get<uint64_t>(), resent);
+  EXPECT_EQ(t1["messages_done"], 40);
+  EXPECT_GT(j["ports"][0]["host"]["nic"]["totals"]["missing_psns"].get<uint64_t>(), 0u);
   // The receiver's two responders: every byte once, the gaps NAKed as the senders heard.
   uint64_t rx_bytes = 0, naks_sent = 0;
   for (std::size_t i = 0; i < 2; ++i) {
