@@ -24,8 +24,9 @@
 #     note, where the switch does not see the link go down: net_af_packet in DPDK 22.11)
 #   6 SIGINT: exit 0, books balanced, stats "bridge": learned >= 5, aged >= 1, fdb_entries = fdb
 #
-# The switch's process, its control socket (ctl), cleanup and the PASS/FAIL plumbing are
-# switch_lib.sh (shared with router_lib.sh); the topology, configuration and checks are here.
+# The switch's process, its control socket (ctl), cleanup, the PASS/FAIL plumbing and the reader
+# of the switch's JSON (sj) are switch_lib.sh (shared with the other e2e tests); the topology,
+# configuration and checks are here.
 #
 # Usage: bridge_test.sh ROCESWITCH [ROCESWITCH-CTL]. Root; exit 77 (SKIP) without namespaces.
 set -euo pipefail
@@ -33,17 +34,14 @@ ROCESWITCH="${1:-}"
 # shellcheck source=../integration/common.sh
 source "$(dirname "$0")/../integration/common.sh"
 CTL="${2:-$REPO_ROOT/tools/roceswitch-ctl}"
-require_binary
-[ -x "$CTL" ] || die "roceswitch-ctl '$CTL' is not executable"
-skip() { log "SKIP: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, raw sockets)"
-for tool in ip ethtool ping; do command -v "$tool" >/dev/null || skip "$tool not installed"; done
+# shellcheck source=switch_lib.sh
+source "$(dirname "$0")/switch_lib.sh"
+require_switch
+require_root ip ethtool ping
 HAVE_ARPING="" HAVE_TSHARK=""
 if command -v arping >/dev/null; then HAVE_ARPING=1; else log "note: no arping (iputils-arping): check 2 sends its ARP requests with ping"; fi
 if command -v tshark >/dev/null; then HAVE_TSHARK=1; else log "note: no tshark: check 2 compares interface rx counters"; fi
 
-# shellcheck source=switch_lib.sh
-source "$(dirname "$0")/switch_lib.sh"
 NS_A="rs-br-a-$ID" NS_B="rs-br-b-$ID" NS_C="rs-br-c-$ID" NS_D="rs-br-d-$ID" NS_SW="rs-br-sw-$ID"
 IF_A="ha$ID" IF_B="hb$ID" IF_C="hc$ID" IF_D="hd$ID"  # <= 12 characters, so "$IF_C.20" fits 15
 SW_A="sa$ID" SW_B="sb$ID" SW_C="sc$ID" SW_D="sd$ID"
@@ -54,36 +52,6 @@ RIG_NETNS=("$NS_A" "$NS_B" "$NS_C" "$NS_D" "$NS_SW")
 RIG_LINKS=("$IF_A" "$IF_B" "$IF_C" "$IF_D" "$SW_A" "$SW_B" "$SW_C" "$SW_D")
 make_scratch bridge
 CAP_PIDS=()  # the tshark captures of check 2 (in BG_PIDS too)
-
-# bj MODE FILE ARGS...: the FDB list and the stage counters (Debian's python, standard library).
-bj() {
-  "$PY" - "$@" <<'PYEOF'
-import json, sys
-mode, path = sys.argv[1], sys.argv[2]
-try:
-    j = json.load(open(path))
-except (OSError, ValueError) as e:
-    print('unreadable JSON: %s' % e)
-    sys.exit(3)
-if isinstance(j, dict) and 'result' in j:
-    j = j['result']
-if mode == 'fdb':  # FILE [stats]: "vlan/mac/port ..." sorted, or why not
-    if len(sys.argv) > 3:
-        j = (j.get('bridge') or {}).get('fdb') if isinstance(j, dict) else None
-    if not isinstance(j, list) or not all(isinstance(e, dict) and {'vlan', 'mac', 'port'} <= set(e) for e in j):
-        print('not a list of {vlan, mac, port}: %s' % json.dumps(j)[:200])
-        sys.exit(3)
-    print(' '.join(sorted('%s/%s/%s' % (e['vlan'], str(e['mac']).lower(), e['port']) for e in j)) or 'empty')
-elif mode == 'stage':  # FILE NODE KEY...: the node's counters, space-separated
-    st = [s for s in (j.get('stages') or []) if s.get('node') == sys.argv[3]] if isinstance(j, dict) else []
-    if not st:
-        print('no stage node %s in %s' % (sys.argv[3], json.dumps(j)[:200]))
-        sys.exit(3)
-    print(' '.join(str(st[0]['counters'].get(k, 'missing')) for k in sys.argv[4:]))
-elif mode == 'link':  # FILE PORT: the port's link ("up"/"down") in a port list
-    print(([p.get('link') for p in j if p.get('name') == sys.argv[3]] or ['no port %s' % sys.argv[3]])[0])
-PYEOF
-}
 
 # --- topology -------------------------------------------------------------------------------
 ip netns add "$NS_SW" 2>"$T/err" || skip "cannot create network namespaces: $(cat "$T/err")"
@@ -155,8 +123,8 @@ port() { printf '  - {name: %s, kind: ethdev, devargs: "net_af_packet%s,iface=%s
 start_switch "roceswitch starts as a bridge"
 
 # --- 1: ping within the VLANs ---------------------------------------------------------------
-# ping_ok NS DST [COUNT]: COUNT (3) of COUNT echoes answered, every reply with TTL 64 (bridged).
-ping_ok() {
+# ping64_ok NS DST [COUNT]: COUNT (3) of COUNT echoes answered, every reply with TTL 64 (bridged).
+ping64_ok() {
   local ns="$1" dst="$2" n="${3:-3}" out="$T/ping.txt" rx ttls
   set +e
   timeout 60 ip netns exec "$ns" ping -n -c "$n" -i 0.2 -W 2 "$dst" >"$out" 2>&1
@@ -172,7 +140,7 @@ require_alive "ping"
 for p in "A $NS_A 10.0.10.2 B" "B $NS_B 10.0.10.1 A" "A $NS_A 10.0.10.3 C.10" "C.10 $NS_C 10.0.10.1 A" \
   "D $NS_D 10.0.20.3 C.20" "C.20 $NS_C 10.0.20.4 D" "B $NS_B 10.0.10.3 C.10"; do
   read -r from ns dst to <<<"$p"
-  expect "1 ping $from -> $to $dst" "3 of 3 answered, reply TTL 64 (bridged, not routed)" ping_ok "$ns" "$dst"
+  expect "1 ping $from -> $to $dst" "3 of 3 answered, reply TTL 64 (bridged, not routed)" ping64_ok "$ns" "$dst"
 done
 
 # --- 2: VLAN isolation ----------------------------------------------------------------------
@@ -248,7 +216,7 @@ done
 require_alive "fdb"
 ctl fdb --json
 cp "$T/ctl.out" "$T/fdb.json"
-FDB=$(bj fdb "$T/fdb.json") || FDB="roceswitch-ctl fdb --json (exit $CTL_RC): $FDB"
+FDB=$(sj fdb "$T/fdb.json") || FDB="roceswitch-ctl fdb --json (exit $CTL_RC): $FDB"
 log "FDB: $FDB"
 fdb_has() { SEEN="$FDB"; [[ " $FDB " == *" $1 "* ]]; }
 WANT=""
@@ -266,12 +234,12 @@ indent "$T/ctl.out"
 bridge_ctrs() {
   ctl counters --json
   [ "$CTL_RC" -eq 0 ] || { echo "roceswitch-ctl counters --json: exit $CTL_RC: $(head -c 200 "$T/ctl.out")"; return 1; }
-  bj stage "$T/ctl.out" bridge flooded forwarded
+  sj stage "$T/ctl.out" bridge flooded forwarded
 }
 require_alive "flooding"
 timeout 10 ip netns exec "$NS_A" ping -n -c 1 -W 2 10.0.10.2 >/dev/null 2>&1 || true  # A and B learned
 C0=$(bridge_ctrs) || C0="error: $C0"
-expect "4 20 pings A -> B (neighbours resolved)" "20 of 20 answered, reply TTL 64" ping_ok "$NS_A" 10.0.10.2 20
+expect "4 20 pings A -> B (neighbours resolved)" "20 of 20 answered, reply TTL 64" ping64_ok "$NS_A" 10.0.10.2 20
 C1=$(bridge_ctrs) || C1="error: $C1"
 learned_ok() {
   local f0 w0 f1 w1
@@ -291,7 +259,7 @@ fdb_state() {
   ctl fdb --json
   [ "$CTL_RC" -eq 0 ] || { echo "ctl-error"; return; }
   local l
-  l=$(bj fdb "$T/ctl.out") || { echo "bad-json"; return; }
+  l=$(sj fdb "$T/ctl.out") || { echo "bad-json"; return; }
   [[ " $l " == *" $1/$2/"* ]] && echo present || echo absent
 }
 tx_packets() { in_ns "$NS_D" cat "/sys/class/net/$IF_D/statistics/tx_packets"; }
@@ -330,7 +298,7 @@ PRE=$(fdb_state 20 $MAC_D) T0=$(now_ms) LINK=""
 in_ns "$NS_D" ip link set dev "$IF_D" down
 for ((i = 0; i < 30; i++)); do
   ctl port list --json
-  LINK=$(bj link "$T/ctl.out" pd) || true
+  LINK=$(sj link "$T/ctl.out" pd) || true
   [ "$LINK" = down ] && break
   sleep 0.1
 done
@@ -351,7 +319,7 @@ if [ -s "$S" ]; then
   bridge_ok() { SEEN="bridge $(json_get "$S" "$BR")"; json_true "$S" "j['bridge']['learned'] >= 5 and j['bridge']['aged'] >= 1" 2>/dev/null; }
   expect "6 stats: \"bridge\"" "learned >= 5, aged >= 1" bridge_ok
   # fdb_entries counts the table; fdb lists it (its first 1000 entries).
-  rows_ok() { SEEN="fdb_entries $(json_get "$S" "j['bridge']['fdb_entries']"), fdb: $(bj fdb "$S" stats)"; json_true "$S" "j['bridge']['fdb_entries'] == len(j['bridge']['fdb'])" 2>/dev/null; }
+  rows_ok() { SEEN="fdb_entries $(json_get "$S" "j['bridge']['fdb_entries']"), fdb: $(sj fdb "$S" stats)"; json_true "$S" "j['bridge']['fdb_entries'] == len(j['bridge']['fdb'])" 2>/dev/null; }
   expect "6 stats: bridge.fdb_entries = the entries of bridge.fdb" "equal (fewer than 1000)" rows_ok
 fi
 finish

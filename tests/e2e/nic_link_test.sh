@@ -40,12 +40,10 @@ set -euo pipefail
 ROCESWITCH="${1:-}"
 # shellcheck source=../integration/common.sh
 source "$(dirname "$0")/../integration/common.sh"
-require_binary
-skip() { log "SKIP: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, raw sockets)"
-for tool in ip ethtool; do command -v "$tool" >/dev/null || skip "$tool not installed"; done
 # shellcheck source=switch_lib.sh
-source "$(dirname "$0")/switch_lib.sh"  # ID, make_scratch/cleanup, expect, in_ns, indent
+source "$(dirname "$0")/switch_lib.sh"  # require_root, ID, make_scratch/cleanup, expect, in_ns, indent
+require_binary
+require_root ip ethtool
 NS="rs-nl-$ID" VA="nla$ID" VB="nlb$ID"
 RIG_NETNS=("$NS") RIG_LINKS=("$VA" "$VB")
 make_scratch niclink

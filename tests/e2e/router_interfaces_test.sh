@@ -20,9 +20,10 @@
 #     7b it answers again: traffic resumes
 #   8 SIGINT: exit 0, books balanced, stats "neighbours" and a `neighbor_failed` drop count
 #
-# The rig (namespaces, veths, the switch's configuration and the JSON reader) is router_lib.sh,
-# sourced here, and through it switch_lib.sh (the switch's process, ctl, the PASS/FAIL plumbing);
-# this file is the checks, in order.
+# The rig (namespaces, veths, the switch's configuration, the router's neighbour table) is
+# router_lib.sh; what the e2e tests share (the switch's process, ctl, the PASS/FAIL plumbing, the
+# hosts' ping, traceroute and neighbour checks, the reader of the switch's JSON, sj) is
+# switch_lib.sh; both sourced here. This file is the checks, in order.
 #
 # Usage: router_interfaces_test.sh ROCESWITCH [ROCESWITCH-CTL]. Needs root; exits 77 (meson:
 # SKIP) where namespaces cannot be made. arping (Debian iputils-arping) and traceroute (Debian
@@ -36,14 +37,15 @@ ROCESWITCH="${1:-}"
 source "$(dirname "$0")/../integration/common.sh"
 CTL="${2:-$REPO_ROOT/tools/roceswitch-ctl}"
 ROUTER="${RS_E2E_ROUTER:-roceswitch}"
+# shellcheck source=switch_lib.sh
+source "$(dirname "$0")/switch_lib.sh"
 case "$ROUTER" in
-  roceswitch) require_binary; [ -x "$CTL" ] || die "roceswitch-ctl '$CTL' is not executable" ;;
+  roceswitch) require_switch ;;
   kernel) ;;
   *) die "RS_E2E_ROUTER: '$ROUTER', expected roceswitch or kernel" ;;
 esac
 
-skip() { log "SKIP: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, raw sockets)"
+require_root
 command -v ip >/dev/null || skip "iproute2 'ip' not installed"
 command -v ethtool >/dev/null || skip "ethtool not installed (needed to turn off veth checksum offload)"
 command -v ping >/dev/null || skip "ping not installed (Debian package iputils-ping)"
@@ -73,20 +75,6 @@ if [ "$ROUTER" = roceswitch ]; then
 fi
 
 # --- 1, 2: ping -----------------------------------------------------------------------------
-# ping_ok NS DST [TTL]: 3 of 3 echoes answered (and every reply's TTL/hop limit TTL).
-ping_ok() {
-  local ns="$1" dst="$2" want_ttl="${3:-}" out="$T/ping.txt" rx ttls t
-  set +e
-  timeout 30 ip netns exec "$ns" ping -n -c 3 -i 0.2 -W 2 "$dst" >"$out" 2>&1
-  set -e
-  rx=$(sed -n 's/.*transmitted, \([0-9]*\) received.*/\1/p' "$out")
-  ttls=$(grep -o 'ttl=[0-9]*' "$out" | cut -d= -f2 | paste -sd ' ' - || true)
-  SEEN="${rx:-0} of 3 answered, reply TTL/hop limit ${ttls:-none}"
-  if [ "${rx:-0}" != 3 ]; then indent "$out"; return 1; fi
-  if [ -n "$want_ttl" ]; then
-    for t in $ttls; do [ "$t" = "$want_ttl" ] || return 1; done
-  fi
-}
 require_alive "ping"
 expect "1 ping A -> gateway 10.0.1.1" "3 of 3 answered" ping_ok "$NS_A" 10.0.1.1
 expect "1 ping A -> gateway 2001:db8:1::1" "3 of 3 answered" ping_ok "$NS_A" 2001:db8:1::1
@@ -138,20 +126,6 @@ expect "3b ping A -> 2001:db8:77::1 (no route; pa has icmp_unreachable)" "From 2
   unreach_ok 2001:db8:77::1 2001:db8:1::1
 
 # --- 4: traceroute ------------------------------------------------------------------------------
-# trace_ok NS HOP1 HOP2 ARGS...: traceroute's first two hops.
-trace_ok() {
-  local ns="$1" hop1="$2" hop2="$3" out="$T/traceroute.txt" h1 h2
-  shift 3
-  set +e
-  timeout 30 ip netns exec "$ns" traceroute "$@" >"$out" 2>&1
-  set -e
-  h1=$(awk '$1 == "1" { print $2 }' "$out")
-  h2=$(awk '$1 == "2" { print $2 }' "$out")
-  SEEN="hop 1 ${h1:-none}, hop 2 ${h2:-none}"
-  if [ "$h1" = "$hop1" ] && [ "$h2" = "$hop2" ]; then return 0; fi
-  indent "$out"
-  return 1
-}
 require_alive "traceroute"
 if [ -n "$HAVE_TRACEROUTE" ]; then
   expect "4 traceroute -n -w 1 -q 1 -m 3 10.0.2.2 (UDP, from A)" "hop 1 10.0.1.1, hop 2 10.0.2.2" \
@@ -170,15 +144,6 @@ else
 fi
 
 # --- 5: neighbour tables --------------------------------------------------------------------
-# host_neigh_ok NS IFC IP MAC: the host's kernel has the gateway's MAC, in a usable state.
-host_neigh_ok() {
-  local line mac state
-  line=$(ip netns exec "$1" ip neigh show "$3" dev "$2" | head -n 1 | sed 's/ *$//')
-  mac=$(awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }' <<<"$line")
-  state=$(awk '{ print $NF }' <<<"$line")
-  SEEN="'${line:-no entry}'"
-  [ "$mac" = "$4" ] && [[ "$state" =~ ^(REACHABLE|STALE|DELAY|PROBE)$ ]]
-}
 # sw_neigh_ok IP PORT MAC: the router holds IP on PORT with MAC, in a usable state.
 sw_neigh_ok() {
   local got
@@ -186,7 +151,7 @@ sw_neigh_ok() {
     SEEN="roceswitch-ctl neighbours --json failed: $(head -c 300 "$T/neigh.json" | tr '\n' ' ')"
     return 1
   fi
-  got=$(nb get "$T/neigh.json" "$1") || { SEEN="$got"; return 1; }
+  got=$(sj neigh "$T/neigh.json" "$1") || { SEEN="$got"; return 1; }
   SEEN="'$got'"
   [[ "$got" =~ ^$2\ $3\ (reachable|stale|delay|probe)$ ]]
 }
@@ -202,7 +167,7 @@ for h in "10.0.1.2 pa $HOST_A_MAC" "10.0.2.2 pb $HOST_B_MAC" "10.0.3.2 pc $HOST_
     sw_neigh_ok "$hip" "$hport" "$hmac"
 done
 if [ "$ROUTER" = roceswitch ]; then
-  valid_ok() { SEEN=$(nb valid "$T/neigh.json") && [[ "$SEEN" != "0 entries" ]]; }
+  valid_ok() { SEEN=$(sj valid "$T/neigh.json") && [[ "$SEEN" != "0 entries" ]]; }
   expect "5 roceswitch-ctl neighbours --json: a list of {port, ip, mac, state}" \
     "every entry has the four keys and a state among incomplete/reachable/stale/delay/probe/failed" valid_ok
   ctl neighbours
@@ -236,8 +201,8 @@ watch_until() {
   while [ "$(now_ms)" -lt "$1" ] && { [ -z "$D4" ] || [ -z "$D6" ]; }; do
     t=$(($(now_ms) - T0))
     if neigh_snapshot "$T/nf.json"; then
-      s4=$(nb get "$T/nf.json" 10.0.2.2 | awk '{ print ($1 == "absent" ? "absent" : $NF) }') || s4=error
-      s6=$(nb get "$T/nf.json" 2001:db8:2::2 | awk '{ print ($1 == "absent" ? "absent" : $NF) }') || s6=error
+      s4=$(sj neigh "$T/nf.json" 10.0.2.2 | awk '{ print ($1 == "absent" ? "absent" : $NF) }') || s4=error
+      s6=$(sj neigh "$T/nf.json" 2001:db8:2::2 | awk '{ print ($1 == "absent" ? "absent" : $NF) }') || s6=error
     else
       s4=ctl-error s6=ctl-error
     fi
@@ -298,15 +263,15 @@ stop_switch 8
 if [ -s "$S" ]; then
   stats_neigh_ok() {
     local v a
-    v=$(nb valid "$S" stats) || { SEEN="neighbours: $v"; return 1; }
-    a=$(nb get "$S" 10.0.1.2 stats) || { SEEN="$a"; return 1; }
+    v=$(sj valid "$S" stats) || { SEEN="neighbours: $v"; return 1; }
+    a=$(sj neigh "$S" 10.0.1.2 stats) || { SEEN="$a"; return 1; }
     SEEN="neighbours: $v; 10.0.1.2: '$a'"
     [[ "$a" =~ ^pa\ $HOST_A_MAC\ (reachable|stale|delay|probe)$ ]]
   }
   expect "8 stats: top-level \"neighbours\"" "a list of {port, ip, mac, state}, 10.0.1.2 on pa with $HOST_A_MAC" stats_neigh_ok
   nf_ok() {
     local got
-    got=$(nb sum "$S" neighbor_failed)
+    got=$(sj sum "$S" neighbor_failed)
     SEEN="total ${got%% *} (${got#* })"
     [ "${got%% *}" -gt 0 ] 2>/dev/null
   }

@@ -2,15 +2,12 @@
 # The rig of router_interfaces_test.sh (sourced, not run): three Linux hosts in network
 # namespaces, each on a veth pair to a fourth namespace where the router runs (roceswitch through
 # net_af_packet, or the namespace's own kernel when ROUTER=kernel), and what the checks use to
-# drive it: names, MACs and NUD timers, the JSON reader of neighbour tables and stats (nb),
-# building the topology, the switch's configuration and its neighbour table (neigh_snapshot).
-# What any switch test needs (scratch directory and cleanup, expect, starting and stopping the
-# switch, ctl) is switch_lib.sh, sourced here.
-# The sourcing script has sourced ../integration/common.sh and set ROCESWITCH, CTL, ROUTER
-# (roceswitch or kernel) and skip() (exit 77 with a note) before sourcing this.
-
-# shellcheck source=switch_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/switch_lib.sh"
+# drive it: names, MACs and NUD timers, building the topology, the switch's configuration and
+# the router's neighbour table (neigh_snapshot; the kernel's converted by kernel_neigh).
+# What any switch test needs (scratch directory and cleanup, skip, expect, starting and stopping
+# the switch, ctl, the reader of the switch's JSON, sj) is switch_lib.sh.
+# The sourcing script has sourced ../integration/common.sh and switch_lib.sh, and set ROCESWITCH,
+# CTL and ROUTER (roceswitch or kernel), before sourcing this.
 
 NS_A="rs-ri-a-$ID" NS_B="rs-ri-b-$ID" NS_C="rs-ri-c-$ID" NS_SW="rs-ri-sw-$ID"
 IF_A="ra$ID" IF_B="rb$ID" IF_C="rc$ID" SW_A="sa$ID" SW_B="sb$ID" SW_C="sc$ID"  # <= 15 characters
@@ -19,7 +16,9 @@ PORT_A_MAC=02:00:00:00:00:01 PORT_B_MAC=02:00:00:00:00:02 PORT_C_MAC=02:00:00:00
 # The switch's neighbour timers (Linux's NUD names), short so that a failure shows in seconds.
 BASE_REACHABLE_MS=2000 DELAY_FIRST_PROBE_MS=1000 RETRANS_MS=200 UCAST_PROBES=3 MCAST_PROBES=3 HOLD_PACKETS=3
 
+# shellcheck disable=SC2034  # RIG_NETNS and RIG_LINKS: for switch_lib.sh's cleanup
 RIG_NETNS=("$NS_A" "$NS_B" "$NS_C" "$NS_SW")
+# shellcheck disable=SC2034
 RIG_LINKS=("$IF_A" "$IF_B" "$IF_C" "$SW_A" "$SW_B" "$SW_C")
 make_scratch router
 
@@ -27,76 +26,14 @@ secs() { awk -v m="$1" 'BEGIN { printf "%g", m / 1000 }'; }  # milliseconds -> s
 # The router is alive: roceswitch's process, or always in the kernel reference mode.
 switch_alive() { [ "$ROUTER" = kernel ] || kill -0 "$SW_PID" 2>/dev/null; }
 
-# nb MODE FILE ARGS...: JSON helpers (Debian's python, standard library) on the neighbour lists
-# and the drop counters.
-nb() {
+# kernel_neigh FILE PORTS: `ip -j neigh` of the switch namespace in FILE as the switch's table,
+# [{port, ip, mac, state}], the interfaces named by PORTS (JSON: {interface: port}).
+kernel_neigh() {
   "$PY" - "$@" <<'PYEOF'
-import ipaddress, json, sys
-
-def entries(j):
-    """A neighbour list: the list itself, or the list under a key of an object."""
-    if isinstance(j, dict):
-        for k in ('neighbours', 'neighbors', 'entries', 'result'):
-            if k in j:
-                return entries(j[k])
-        return None
-    return j if isinstance(j, list) else None
-
-def walk(x, key, path='$'):
-    if isinstance(x, dict):
-        for k, v in x.items():
-            if k == key and isinstance(v, (int, float)) and not isinstance(v, bool):
-                yield path + '.' + k, v
-            yield from walk(v, key, path + '.' + k)
-    elif isinstance(x, list):
-        for i, v in enumerate(x):
-            yield from walk(v, key, '%s[%d]' % (path, i))
-
-mode = sys.argv[1]
-if mode == 'kernel':  # `ip -j neigh` of the switch namespace -> [{port, ip, mac, state}]
-    raw, ports = json.load(open(sys.argv[2])), json.loads(sys.argv[3])
-    print(json.dumps([{'port': ports.get(e.get('dev'), e.get('dev')), 'ip': e['dst'], 'mac': e.get('lladdr'),
-                       'state': (e.get('state') or ['none'])[0].lower()} for e in raw]))
-    sys.exit(0)
-try:
-    j = json.load(open(sys.argv[2]))
-except (OSError, ValueError) as e:
-    print('unreadable JSON: %s' % e)
-    sys.exit(3)
-if mode == 'get':  # FILE IP [stats]: "port mac state" of the entry for IP, or "absent"
-    if len(sys.argv) > 4:
-        if not isinstance(j, dict) or 'neighbours' not in j:
-            print('no top-level "neighbours"')
-            sys.exit(3)
-        j = j['neighbours']
-    lst = entries(j)
-    if lst is None:
-        print('not a neighbour list: %s' % json.dumps(j)[:200])
-        sys.exit(3)
-    want = ipaddress.ip_address(sys.argv[3])
-    for e in lst:
-        try:
-            if ipaddress.ip_address(str(e.get('ip')).split('%')[0]) == want:
-                print(e.get('port'), str(e.get('mac') or '-').lower(), str(e.get('state')).lower())
-                sys.exit(0)
-        except (ValueError, AttributeError):
-            continue
-    print('absent')
-elif mode == 'valid':  # FILE [stats]: every entry {port, ip, mac, state} with a known state
-    if len(sys.argv) > 3:
-        j = j.get('neighbours') if isinstance(j, dict) else None
-    lst = entries(j)
-    states = {'incomplete', 'reachable', 'stale', 'delay', 'probe', 'failed'}
-    bad = [e for e in (lst or []) if not isinstance(e, dict) or not {'port', 'ip', 'mac', 'state'} <= set(e)
-           or e['state'] not in states]
-    if lst is None:
-        print('no neighbour list: %s' % json.dumps(j)[:200])
-        sys.exit(1)
-    print('%d entries%s' % (len(lst), ', malformed: %s' % bad[:3] if bad else ''))
-    sys.exit(0 if lst is not None and not bad else 1)
-elif mode == 'sum':  # FILE KEY: the sum of every number under KEY anywhere, and where
-    found = list(walk(j, sys.argv[3]))
-    print(sum(v for _, v in found), ' '.join('%s=%s' % f for f in found) or 'nowhere')
+import json, sys
+raw, ports = json.load(open(sys.argv[1])), json.loads(sys.argv[2])
+print(json.dumps([{'port': ports.get(e.get('dev'), e.get('dev')), 'ip': e['dst'], 'mac': e.get('lladdr'),
+                   'state': (e.get('state') or ['none'])[0].lower()} for e in raw]))
 PYEOF
 }
 
@@ -110,16 +47,7 @@ make_topology() {
   ip netns add "$NS_A"
   ip netns add "$NS_B"
   ip netns add "$NS_C"
-  for ns in "$NS_A" "$NS_B" "$NS_C"; do
-    # IPv6 on, its addresses usable at once (no DAD), no router solicitations (nobody sends RAs);
-    # known TTL and hop limit; no ICMP rate limits (traceroute's parallel probes).
-    in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
-      net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
-      net.ipv6.conf.all.router_solicitations=0 net.ipv6.conf.default.router_solicitations=0 \
-      net.ipv6.conf.all.hop_limit=64 net.ipv6.conf.default.hop_limit=64 \
-      net.ipv4.ip_default_ttl=64 net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
-    in_ns "$ns" ip link set lo up
-  done
+  for ns in "$NS_A" "$NS_B" "$NS_C"; do dual_stack_host "$ns"; done
   in_ns "$NS_SW" ip link set lo up
   if [ "$ROUTER" = kernel ]; then
     in_ns "$NS_SW" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
@@ -223,7 +151,7 @@ EOF
 KPORTS="{\"$SW_A\": \"pa\", \"$SW_B\": \"pb\", \"$SW_C\": \"pc\"}"
 neigh_snapshot() {
   if [ "$ROUTER" = kernel ]; then
-    ip netns exec "$NS_SW" ip -j neigh show >"$T/kneigh.json" && nb kernel "$T/kneigh.json" "$KPORTS" >"$1"
+    ip netns exec "$NS_SW" ip -j neigh show >"$T/kneigh.json" && kernel_neigh "$T/kneigh.json" "$KPORTS" >"$1"
     return
   fi
   ctl neighbours --json

@@ -29,7 +29,8 @@
 #   7 bad configurations (--check-config): an SVI without an address, a bridged port with an
 #     address, an SVI subnet overlapping a port's: exit 2, the message names the field
 #
-# The switch's process, ctl, cleanup and the PASS/FAIL plumbing are switch_lib.sh.
+# The switch's process, ctl, cleanup, the PASS/FAIL plumbing, the hosts' ping, traceroute and
+# neighbour checks and the reader of the switch's JSON (sj) are switch_lib.sh.
 #
 # Usage: svi_test.sh ROCESWITCH [ROCESWITCH-CTL]. Root; exit 77 (SKIP) without namespaces.
 # traceroute and tshark are optional: their checks are skipped, with a note, when missing.
@@ -38,17 +39,14 @@ ROCESWITCH="${1:-}"
 # shellcheck source=../integration/common.sh
 source "$(dirname "$0")/../integration/common.sh"
 CTL="${2:-$REPO_ROOT/tools/roceswitch-ctl}"
-require_binary
-[ -x "$CTL" ] || die "roceswitch-ctl '$CTL' is not executable"
-skip() { log "SKIP: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, raw sockets)"
-for tool in ip ethtool ping; do command -v "$tool" >/dev/null || skip "$tool not installed"; done
+# shellcheck source=switch_lib.sh
+source "$(dirname "$0")/switch_lib.sh"
+require_switch
+require_root ip ethtool ping
 HAVE_TRACEROUTE="" HAVE_TSHARK=""
 if command -v traceroute >/dev/null; then HAVE_TRACEROUTE=1; else log "note: no traceroute: check 3 skipped"; fi
 if command -v tshark >/dev/null; then HAVE_TSHARK=1; else log "note: no tshark: check 5 relies on B's pings"; fi
 
-# shellcheck source=switch_lib.sh
-source "$(dirname "$0")/switch_lib.sh"
 NS_A="rs-svi-a-$ID" NS_B="rs-svi-b-$ID" NS_R="rs-svi-r-$ID" NS_SW="rs-svi-sw-$ID"
 IF_A="ha$ID" IF_B="hb$ID" IF_R="hr$ID" SW_A="sa$ID" SW_B="sb$ID" SW_R="sr$ID"  # <= 12 characters
 IF_B10="$IF_B.10"
@@ -59,55 +57,11 @@ RIG_NETNS=("$NS_A" "$NS_B" "$NS_R" "$NS_SW")
 RIG_LINKS=("$IF_A" "$IF_B" "$IF_R" "$SW_A" "$SW_B" "$SW_R")
 make_scratch svi
 
-# sj MODE FILE ARGS...: the FDB and neighbour lists (Debian's python, standard library).
-sj() {
-  "$PY" - "$@" <<'PYEOF'
-import ipaddress, json, sys
-mode, path = sys.argv[1], sys.argv[2]
-try:
-    j = json.load(open(path))
-except (OSError, ValueError) as e:
-    print('unreadable JSON: %s' % e)
-    sys.exit(3)
-if isinstance(j, dict) and 'result' in j:
-    j = j['result']
-if mode == 'fdb':  # FILE: "vlan/mac/port ..." sorted
-    if not isinstance(j, list) or not all(isinstance(e, dict) and {'vlan', 'mac', 'port'} <= set(e) for e in j):
-        print('not a list of {vlan, mac, port}: %s' % json.dumps(j)[:200])
-        sys.exit(3)
-    print(' '.join(sorted('%s/%s/%s' % (e['vlan'], str(e['mac']).lower(), e['port']) for e in j)) or 'empty')
-elif mode == 'neigh':  # FILE IP [stats]: "port mac state" of IP's entry, or "absent"
-    if len(sys.argv) > 4:
-        j = j.get('neighbours') if isinstance(j, dict) else None
-    if isinstance(j, dict):
-        j = j.get('neighbours', j.get('entries'))
-    if not isinstance(j, list):
-        print('not a neighbour list: %s' % json.dumps(j)[:200])
-        sys.exit(3)
-    want = ipaddress.ip_address(sys.argv[3])
-    for e in j:
-        try:
-            if ipaddress.ip_address(str(e.get('ip')).split('%')[0]) == want:
-                print(e.get('port'), str(e.get('mac') or '-').lower(), str(e.get('state')).lower())
-                sys.exit(0)
-        except (ValueError, AttributeError):
-            continue
-    print('absent')
-PYEOF
-}
-
 # --- topology -------------------------------------------------------------------------------
 ip netns add "$NS_SW" 2>"$T/err" || skip "cannot create network namespaces: $(cat "$T/err")"
 for ns in "$NS_A" "$NS_B" "$NS_R"; do
   ip netns add "$ns"
-  # IPv6 on but quiet: addresses usable at once (no DAD), no router solicitations; known TTL
-  # and hop limit; no ICMP rate limits (traceroute's parallel probes).
-  in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
-    net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
-    net.ipv6.conf.all.router_solicitations=0 net.ipv6.conf.default.router_solicitations=0 \
-    net.ipv6.conf.all.hop_limit=64 net.ipv6.conf.default.hop_limit=64 \
-    net.ipv4.ip_default_ttl=64 net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
-  in_ns "$ns" ip link set lo up
+  dual_stack_host "$ns"
 done
 # The switch namespace's kernel has no addresses and no IPv6: it never answers anything itself.
 in_ns "$NS_SW" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -169,18 +123,6 @@ port() { printf '  - {name: %s, kind: ethdev, devargs: "net_af_packet%s,iface=%s
 start_switch "roceswitch starts with VLAN 10's interface"
 
 # --- 1, 2: ping -----------------------------------------------------------------------------
-# ping_ok NS DST [TTL]: 3 of 3 echoes answered (and every reply's TTL/hop limit TTL).
-ping_ok() {
-  local out="$T/ping.txt" rx ttls t
-  set +e
-  timeout 30 ip netns exec "$1" ping -n -c 3 -i 0.2 -W 2 "$2" >"$out" 2>&1
-  set -e
-  rx=$(sed -n 's/.*transmitted, \([0-9]*\) received.*/\1/p' "$out")
-  ttls=$(grep -o 'ttl=[0-9]*' "$out" | cut -d= -f2 | paste -sd ' ' - || true)
-  SEEN="${rx:-0} of 3 answered, reply TTL/hop limit ${ttls:-none}"
-  if [ "${rx:-0}" != 3 ]; then indent "$out"; return 1; fi
-  for t in $ttls; do [ -z "${3:-}" ] || [ "$t" = "$3" ] || return 1; done
-}
 require_alive "ping"
 for p in "A $NS_A 10.0.10.1" "A $NS_A fd00:10::1" "B $NS_B 10.0.10.1" "B $NS_B fd00:10::1"; do
   read -r from ns dst <<<"$p"
@@ -197,20 +139,6 @@ for p in "A $NS_A 10.0.10.3 B" "B $NS_B 10.0.10.2 A" "A $NS_A fd00:10::3 B" "B $
 done
 
 # --- 3: traceroute --------------------------------------------------------------------------
-# trace_ok NS HOP1 HOP2 ARGS...: traceroute's first two hops.
-trace_ok() {
-  local ns="$1" hop1="$2" hop2="$3" out="$T/traceroute.txt" h1 h2
-  shift 3
-  set +e
-  timeout 30 ip netns exec "$ns" traceroute "$@" >"$out" 2>&1
-  set -e
-  h1=$(awk '$1 == "1" { print $2 }' "$out")
-  h2=$(awk '$1 == "2" { print $2 }' "$out")
-  SEEN="hop 1 ${h1:-none}, hop 2 ${h2:-none}"
-  if [ "$h1" = "$hop1" ] && [ "$h2" = "$hop2" ]; then return 0; fi
-  indent "$out"
-  return 1
-}
 require_alive "traceroute"
 if [ -n "$HAVE_TRACEROUTE" ]; then
   for p in "A $NS_A 10.0.10.1 10.0.2.2" "A $NS_A fd00:10::1 fd00:2::2" "B $NS_B 10.0.10.1 10.0.2.2" "R $NS_R 10.0.2.1 10.0.10.2"; do
@@ -222,15 +150,6 @@ else
 fi
 
 # --- 4: neighbour tables --------------------------------------------------------------------
-# host_neigh_ok NS IFC IP MAC: the host's kernel has MAC for IP, in a usable state.
-host_neigh_ok() {
-  local line mac state
-  line=$(timeout 10 ip netns exec "$1" ip neigh show "$3" dev "$2" | head -n 1 | sed 's/ *$//')
-  mac=$(awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }' <<<"$line")
-  state=$(awk '{ print $NF }' <<<"$line")
-  SEEN="'${line:-no entry}'"
-  [ "$mac" = "$4" ] && [[ "$state" =~ ^(REACHABLE|STALE|DELAY|PROBE)$ ]]
-}
 # sw_neigh_ok IP PORT MAC: the switch holds IP on PORT with MAC, in a usable state.
 sw_neigh_ok() {
   local got
