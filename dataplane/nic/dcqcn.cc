@@ -10,7 +10,10 @@ uint64_t ns(double us) { return std::max<uint64_t>(1, static_cast<uint64_t>(std:
 }  // namespace
 
 DcqcnRp::DcqcnRp(const DcqcnConfig& c, double line_gbps)
-    : line_(line_gbps), rate_(line_gbps), target_(line_gbps), min_(std::min(c.rpg_min_rate_mbps / 1000, line_gbps)),
+    : line_(line_gbps), rate_(line_gbps), target_(line_gbps),
+      // Never a floor at the line rate (HPCC's 1 Gb/s on a 1 Gb/s link would stop every cut):
+      // at most a 25th of the line, as HPCC's 1 Gb/s is of its 25 Gb/s links.
+      min_(std::min(c.rpg_min_rate_mbps / 1000, line_gbps / 25)),
       ai_(c.rpg_ai_rate_mbps > 0 ? c.rpg_ai_rate_mbps / 1000 : 0.005 * line_gbps / 25),
       hai_(c.rpg_hai_rate_mbps > 0 ? c.rpg_hai_rate_mbps / 1000 : 0.05 * line_gbps / 25), g_(c.dce_tcp_g / 1024.0),
       t_alpha_(ns(c.dce_tcp_rtt_us)), t_dec_(ns(c.rate_reduce_monitor_period_us)), t_inc_(ns(c.rpg_time_reset_us)),

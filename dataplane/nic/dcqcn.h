@@ -31,7 +31,7 @@ struct DcqcnConfig {
   uint32_t rpg_threshold = 1;              // F: fast-recovery steps (HPCC FAST_RECOVERY_TIMES)
   double rpg_ai_rate_mbps = 0;             // 0: 5 Mb/s per 25 Gb/s of line rate (HPCC ai)
   double rpg_hai_rate_mbps = 0;            // 0: 50 Mb/s per 25 Gb/s of line rate (HPCC hai)
-  double rpg_min_rate_mbps = 1000;         // HPCC MIN_RATE
+  double rpg_min_rate_mbps = 1000;         // HPCC MIN_RATE; at most a 25th of the line rate
   double rate_to_set_on_first_cnp_mbps = 0;  // 0: keep the current rate (HPCC RateOnFirstCnp 1.0)
   uint32_t dce_tcp_g = 4;                  // g in 1/1024: 4 = 1/256 (HPCC ewma gain)
   double dce_tcp_rtt_us = 1;               // alpha update period (HPCC t_alpha)

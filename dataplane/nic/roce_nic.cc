@@ -32,13 +32,22 @@ RoceNic::Qp::Qp(const QpSpec& s, const QpPath& p, const NicSpec& nic, double lin
 RoceNic::RoceNic(const NicSpec& spec, const std::vector<QpSpec>& qps, uint32_t ip, rte_ether_addr mac, rte_ether_addr gateway,
                  double link_gbps, const std::array<uint8_t, 64>& priority_of_dscp, uint64_t now)
     : spec_(spec), ip_(ip), mac_(mac), gateway_(gateway), link_gbps_(link_gbps), prio_(priority_of_dscp) {
+  qps_.reserve(kMaxQps);
   for (const QpSpec& s : qps) {
     QpSpec q = s;
     if (q.priority < 0) q.priority = static_cast<int8_t>(prio_[q.dscp & 63] & 7);
-    QpPath p{mac_, gateway_, ip_, q.peer_ip, q.qpn, roce_udp_sport(q.qpn, q.qpn), q.dscp};
-    by_key_[key(q.peer_ip, q.qpn)] = static_cast<uint32_t>(qps_.size());
-    qps_.emplace_back(q, p, spec_, link_gbps_, now);
+    add_qp(q, now);
   }
+}
+
+uint32_t RoceNic::add_qp(const QpSpec& q, uint64_t now) {
+  if (qps_.size() >= kMaxQps) return UINT32_MAX;
+  QpPath p{mac_, gateway_, ip_, q.peer_ip, q.qpn, roce_udp_sport(q.qpn, q.qpn), q.dscp};
+  const auto i = static_cast<uint32_t>(qps_.size());
+  by_key_[key(q.peer_ip, q.qpn)] = i;
+  qps_.push_back(std::make_unique<Qp>(q, p, spec_, link_gbps_, now));
+  published_.store(i + 1, std::memory_order_release);
+  return i;
 }
 
 uint32_t RoceNic::qp_for(uint32_t peer_ip, uint32_t qpn, uint8_t dscp, uint64_t now) {
@@ -51,11 +60,7 @@ uint32_t RoceNic::qp_for(uint32_t peer_ip, uint32_t qpn, uint8_t dscp, uint64_t 
   s.dscp = dscp;
   s.priority = static_cast<int8_t>(prio_[dscp & 63] & 7);
   s.depth = 0;
-  QpPath p{mac_, gateway_, ip_, peer_ip, qpn, roce_udp_sport(qpn, qpn), dscp};
-  const auto i = static_cast<uint32_t>(qps_.size());
-  by_key_[key(peer_ip, qpn)] = i;
-  qps_.emplace_back(s, p, spec_, link_gbps_, now);
-  return i;
+  return add_qp(s, now);
 }
 
 void RoceNic::post_messages(Qp& q, uint64_t now) {
@@ -69,7 +74,7 @@ void RoceNic::post_messages(Qp& q, uint64_t now) {
   }
   while (s.depth && now >= q.next_post_ns && now < s.stop_ns && (s.messages == 0 || q.posted < s.messages) &&
          q.req.outstanding_messages() < s.depth) {
-    if (s.gate != QpSpec::kNoGate && q.posted >= s.gate_lag && qps_[s.gate].resp.counters().messages < q.posted - s.gate_lag + 1)
+    if (s.gate != QpSpec::kNoGate && q.posted >= s.gate_lag && qps_[s.gate]->resp.counters().messages < q.posted - s.gate_lag + 1)
       break;  // a collective's next step waits for what it forwards
     if (q.posted == 0) q.first_post_ns = now;
     q.req.post(q.posted++, s.message_bytes, s.write, now);
@@ -77,13 +82,12 @@ void RoceNic::post_messages(Qp& q, uint64_t now) {
   }
 }
 
-bool RoceNic::active(uint64_t now) const {
+bool RoceNic::active(uint64_t) const {
+  // Backlogged: something to send or resend now. A QP waiting for its start, its next message's
+  // time or a collective's step is idle, and the link banks no catch-up time for it.
   if (!ctrl_.empty()) return true;
-  for (const Qp& q : qps_)
-    if (q.req.ready() || q.req.deadline() != UINT64_MAX ||
-        (q.spec.depth && now >= q.spec.start_ns && now < q.spec.stop_ns && (q.spec.messages == 0 || q.posted < q.spec.messages)) ||
-        q.posted < q.spec.post_at_ns.size())
-      return true;
+  for (const auto& q : qps_)
+    if (q->req.ready()) return true;
   return false;
 }
 
@@ -106,7 +110,8 @@ uint16_t RoceNic::transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& li
     poll_bytes_ = 0;
   }
   // What the QPs' timers and message streams did since the last call; their pacers refilled.
-  for (Qp& q : qps_) {
+  for (auto& qp : qps_) {
+    Qp& q = *qp;
     q.rp.advance(now);
     q.req.on_timer(now);
     post_messages(q, now);
@@ -121,7 +126,7 @@ uint16_t RoceNic::transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& li
   // What the NIC owes first, in order; a paused priority holds the rest behind it.
   while (got < n && !ctrl_.empty() && link.can_send()) {
     const Ctrl c = ctrl_.front();
-    Qp& q = qps_[c.qp];
+    Qp& q = *qps_[c.qp];
     const uint8_t prio = c.kind == 1 ? spec_.cc.cnp_802p_prio : static_cast<uint8_t>(q.spec.priority);
     if (now < pause_until[prio & 7]) break;
     uint32_t room = 0;
@@ -145,7 +150,7 @@ uint16_t RoceNic::transmit(rte_mbuf** pkts, uint16_t n, uint64_t now, Shaper& li
   const uint32_t need = kHeaders + kRethLen + spec_.rc.mtu + 4;
   std::size_t idle = 0;
   while (got < n && link.can_send() && idle < qps_.size() && poll_bytes_ < link.burst_bytes()) {
-    Qp& q = qps_[rr_];
+    Qp& q = *qps_[rr_];
     rr_ = (rr_ + 1) % qps_.size();
     if (!q.req.ready() || now < pause_until[q.spec.priority & 7] || !q.pace.can_send()) {
       ++idle;
@@ -191,7 +196,11 @@ bool RoceNic::receive(const uint8_t* f, uint32_t len, uint64_t now) {
     return true;
   }
   const uint32_t qi = known != by_key_.end() ? known->second : qp_for(x.src_ip, x.dest_qp, x.dscp, now);
-  Qp& q = qps_[qi];
+  if (qi == UINT32_MAX) {
+    ++table_full_;
+    return true;
+  }
+  Qp& q = *qps_[qi];
   if (is_data(x.opcode)) {
     if (x.ecn == 3) {
       ++q.ce_received;
@@ -207,7 +216,7 @@ bool RoceNic::receive(const uint8_t* f, uint32_t len, uint64_t now) {
   } else if (x.opcode == kAcknowledge) {
     q.req.on_ack(x.psn, x.syndrome, now);
     for (const Completion& c : q.req.take_completions()) {
-      if (q.fct_ns.size() < (1u << 20)) q.fct_ns.push_back(c.done_ns - c.post_ns);
+      q.fct.add(c.done_ns - c.post_ns);
       q.acked_bytes += c.bytes;
       q.last_ack_ns = now;
     }
@@ -225,13 +234,16 @@ void RoceNic::stats(nlohmann::json& j) const {
   n["reorder"] = spec_.rc.placement ? "placement" : "go_back_n";
   n["bad_frames"] = bad_;
   n["not_for_us"] = foreign_;
-  n["ctrl_pending"] = ctrl_.size();
+  n["qp_table_full"] = table_full_;
   auto& list = n["qps"];
   list = nlohmann::json::array();
   // The host's totals over its QPs.
   uint64_t acked = 0, done = 0, resent = 0, naks_rx = 0, naks_tx = 0, cnp_tx = 0, cnp_rx = 0, rx_bytes = 0, ooo = 0, missing = 0;
   uint64_t first = UINT64_MAX, last = 0;
-  for (const Qp& q : qps_) {
+  const uint32_t count = published_.load(std::memory_order_acquire);
+  const std::unique_ptr<Qp>* table = qps_.data();
+  for (uint32_t i = 0; i < count; ++i) {
+    const Qp& q = *table[i];
     acked += q.acked_bytes;
     done += q.req.counters().messages_done;
     resent += q.req.counters().retransmitted;
@@ -256,19 +268,12 @@ void RoceNic::stats(nlohmann::json& j) const {
                  {"rx_bytes", rx_bytes},
                  {"out_of_order", ooo},
                  {"missing_psns", missing}};
-  for (const Qp& q : qps_) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const Qp& q = *table[i];
     const RequesterCounters& r = q.req.counters();
     const ResponderCounters& s = q.resp.counters();
-    std::vector<uint64_t> f = q.fct_ns;
-    auto pct = [&](double p) {
-      if (f.empty()) return 0.0;
-      const auto k = static_cast<std::size_t>(p * static_cast<double>(f.size() - 1) + 0.5);
-      std::nth_element(f.begin(), f.begin() + static_cast<long>(k), f.end());
-      return static_cast<double>(f[k]) / 1000;
-    };
-    const double mean = f.empty() ? 0 : std::accumulate(f.begin(), f.end(), 0.0) / static_cast<double>(f.size()) / 1000;
-    const double p50 = pct(0.5), p99 = pct(0.99);
-    const double max = f.empty() ? 0 : static_cast<double>(*std::max_element(f.begin(), f.end())) / 1000;
+    const double mean = q.fct.mean() / 1000, p50 = q.fct.percentile(0.5) / 1000, p99 = q.fct.percentile(0.99) / 1000;
+    const double max = static_cast<double>(q.fct.max()) / 1000;
     const uint64_t span = q.last_ack_ns > q.first_data_ns ? q.last_ack_ns - q.first_data_ns : 0;
     list.push_back({{"peer", ip_text(q.spec.peer_ip)},
                     {"qpn", q.spec.qpn},

@@ -16,6 +16,7 @@
 #include <rte_mempool.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "dataplane/nic/dcqcn.h"
+#include "dataplane/nic/fct_histogram.h"
 #include "dataplane/nic/rc_qp.h"
 #include "dataplane/tm/queue/shaper.h"
 
@@ -85,6 +87,7 @@ class RoceNic {
   // Whether some QP has data to send or a timer running (the host is backlogged).
   bool active(uint64_t now) const;
 
+  // Any thread, while the worker runs: what it reads is each QP's counters as they stand.
   void stats(nlohmann::json& j) const;
   uint64_t bad_frames() const { return bad_; }
 
@@ -102,7 +105,7 @@ class RoceNic {
     uint64_t cnp_sent = 0, cnp_received = 0, ce_received = 0, naks_sent = 0;
     uint64_t first_data_ns = 0, last_ack_ns = 0, acked_bytes = 0;
     uint64_t first_post_ns = 0, last_rx_msg_ns = 0;
-    std::vector<uint64_t> fct_ns;  // message completion times (post to last ACK)
+    FctHistogram fct;  // message completion times (post to last ACK)
     Qp(const QpSpec& s, const QpPath& p, const NicSpec& nic, double link_gbps, uint64_t now);
   };
   struct Ctrl {
@@ -111,7 +114,8 @@ class RoceNic {
     uint32_t psn = 0, msn = 0;
     uint8_t syndrome = 0;
   };
-  uint32_t qp_for(uint32_t peer_ip, uint32_t qpn, uint8_t dscp, uint64_t now);  // made when new
+  uint32_t qp_for(uint32_t peer_ip, uint32_t qpn, uint8_t dscp, uint64_t now);  // made when new; UINT32_MAX: table full
+  uint32_t add_qp(const QpSpec& s, uint64_t now);
   void post_messages(Qp& q, uint64_t now);
   rte_mbuf* frame(rte_mempool* pool, uint32_t cap, uint32_t& len);
 
@@ -120,7 +124,11 @@ class RoceNic {
   rte_ether_addr mac_, gateway_;
   double link_gbps_;
   std::array<uint8_t, 64> prio_;
-  std::deque<Qp> qps_;  // never moved: counters and shapers live in place
+  // The QPs, never moved; the table never reallocates (kMaxQps reserved), and `published_` says
+  // how many are whole, so the stats may read them while the worker adds listening ones.
+  static constexpr std::size_t kMaxQps = 4096;
+  std::vector<std::unique_ptr<Qp>> qps_;
+  std::atomic<uint32_t> published_{0};
   std::unordered_map<uint64_t, uint32_t> by_key_;
   std::deque<Ctrl> ctrl_;
   std::size_t rr_ = 0;
@@ -128,7 +136,7 @@ class RoceNic {
   // in it, so time a stalled worker makes up reaches the wire over several polls, each of which
   // can carry the switch's PFC back first.
   uint64_t poll_ns_ = UINT64_MAX, poll_bytes_ = 0;
-  uint64_t bad_ = 0, foreign_ = 0;
+  uint64_t bad_ = 0, foreign_ = 0, table_full_ = 0;
   std::vector<uint8_t> scratch_;
 };
 

@@ -1,6 +1,7 @@
 // DCQCN's reaction point (dataplane/nic/dcqcn.h) step by step against the HPCC simulator's
 // formulas (rdma-hw.cc, the "Mlx" reaction point), and the notification point's CNP pacing.
 #include "dataplane/nic/dcqcn.h"
+#include "dataplane/nic/fct_histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -104,6 +105,21 @@ TEST(Dcqcn, CnpsArePacedPerQp) {
   CnpPacer every(c);
   EXPECT_TRUE(every.due(kT0));
   EXPECT_TRUE(every.due(kT0));
+}
+
+// The completion-time histogram: percentiles within a bucket (25 %) of the exact ones, and the
+// mean and maximum exact.
+TEST(FctHistogram, PercentilesWithinABucketOfTheExactOnes) {
+  FctHistogram h;
+  for (uint64_t v = 1; v <= 100000; ++v) h.add(v * 10);
+  EXPECT_EQ(h.count(), 100000u);
+  EXPECT_DOUBLE_EQ(h.mean(), 10 * 50000.5);
+  EXPECT_EQ(h.max(), 1'000'000u);
+  EXPECT_NEAR(h.percentile(0.5), 500'000, 0.13 * 500'000);
+  EXPECT_NEAR(h.percentile(0.99), 990'000, 0.13 * 990'000);
+  EXPECT_EQ(FctHistogram().percentile(0.5), 0);
+  for (uint64_t v : {0ull, 1ull, 3ull, 4ull, 7ull, 1000ull, 1ull << 40, ~0ull})
+    EXPECT_LE(FctHistogram::bucket(v), FctHistogram::kBuckets - 1) << v;
 }
 
 }  // namespace
