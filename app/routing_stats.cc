@@ -71,8 +71,34 @@ nlohmann::json series_sample(const Switch& sw, double t_s) {
                      {"link_up", sw.load().link_up(port)}});
     json hj;
     sw.port(p).stats(hj);
-    if (hj.contains("host") && hj["host"].contains("rx_flows"))
-      hosts.push_back({{"port", sw.port(p).name}, {"rx_flows", hj["host"]["rx_flows"]}});
+    if (!hj.contains("host")) continue;
+    const json& h = hj["host"];
+    json hs = {{"port", sw.port(p).name}};
+    if (h.contains("rx_flows")) hs["rx_flows"] = h["rx_flows"];
+    // The host's RoCE NIC, per queue pair: its DCQCN rate now (the line rate, or its cap, when
+    // DCQCN does not limit it), the bytes acknowledged (requester) and taken in (responder) so
+    // far, whose differences between samples are the QP's goodput over time, what moves the rate
+    // (CNPs, alpha), and messages done with their mean completion time (so the mean over an
+    // interval is the difference of mean x done over that of done).
+    if (h.contains("nic") && h["nic"].contains("qps")) {
+      json qps = json::array();
+      for (const json& q : h["nic"]["qps"])
+        qps.push_back({{"peer", q.value("peer", std::string())},
+                       {"qpn", q.value("qpn", uint64_t{0})},
+                       {"role", q.value("role", std::string())},
+                       {"tag", q.value("tag", uint64_t{0})},
+                       {"rate_gbps", q.value("rate_gbps", 0.0)},
+                       {"alpha", q.value("alpha", 0.0)},
+                       {"acked_bytes", q.value("acked_bytes", uint64_t{0})},
+                       {"rx_bytes", q.value("rx_bytes", uint64_t{0})},
+                       {"messages_done", q.value("messages_done", uint64_t{0})},
+                       {"fct_mean_us", q.contains("fct_us") ? q["fct_us"].value("mean", 0.0) : 0.0},
+                       {"retransmitted", q.value("retransmitted", uint64_t{0})},
+                       {"cnp_sent", q.value("cnp_sent", uint64_t{0})},
+                       {"cnp_received", q.value("cnp_received", uint64_t{0})}});
+      hs["qps"] = std::move(qps);
+    }
+    if (hs.size() > 1) hosts.push_back(std::move(hs));
   }
   // Members of real groups only: a route's own one-member group says nothing a port does not.
   json members = json::array();
