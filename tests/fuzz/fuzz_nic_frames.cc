@@ -246,7 +246,9 @@ void check_stats(const Run& r) {
       fail(fmt::format("stats: {} packets sent, {} resent, the wire saw {} PSNs", q.at("tx_packets").get<int64_t>(),
                        q.at("retransmitted").get<int64_t>(), r.sent));
     check(q.at("messages_posted").get<uint64_t>() <= r.msgs, "stats: more messages posted than asked");
-    check(j.at("nic").at("ctrl_pending").get<uint64_t>() <= 4096, "stats: the control queue past its bound");
+    check(j.at("nic").at("qp_table_full").get<uint64_t>() == 0, "stats: the QP table filled");
+    check(j.at("nic").at("totals").at("retransmitted") == q.at("retransmitted") || j.at("nic").at("qps").size() > 1,
+          "stats: one QP's totals are not its own");
     for (const auto& p : j.at("nic").at("qps")) {
       const double rate = p.at("rate_gbps").get<double>(), alpha = p.at("alpha").get<double>();
       check(std::isfinite(rate) && rate > 0 && rate <= kLinkGbps, "stats: a rate out of range");
