@@ -84,6 +84,9 @@ void PortMirror::copy(WorkerContext& ctx, uint16_t port, uint8_t dir, rte_mbuf* 
   if (owner == ctx.worker) {
     EgressPort* e = ctx.egress[t.dst_port];
     for (uint16_t i = 0; i < k; ++i) e->enqueue(copies[i], ctx);  // a refusal is counted there
+    // A tx copy may land on a port whose transmit already ran this poll: its depth is published
+    // now, or the books would miss the copy until that port's next transmit.
+    if (dir == kTx) e->publish_counters();
     return;
   }
   const unsigned done = rte_ring_sp_enqueue_burst(ctx.outbox[owner], reinterpret_cast<void* const*>(copies), k, nullptr);
