@@ -26,7 +26,7 @@ RoceNic::Qp::Qp(const QpSpec& s, const QpPath& p, const NicSpec& nic, double lin
     : spec(s), path(p), req(nic.rc, first_psn(s.qpn)), resp(nic.rc, first_psn(s.qpn)), rp(nic.cc, link_gbps), np(nic.cc),
       next_post_ns(s.start_ns) {
   paced_gbps = s.rate_gbps > 0 ? std::min(s.rate_gbps, link_gbps) : link_gbps;
-  pace.configure(paced_gbps, now);
+  pace.configure(paced_gbps, now, nic.bucket_ns);
 }
 
 RoceNic::RoceNic(const NicSpec& spec, const std::vector<QpSpec>& qps, uint32_t ip, rte_ether_addr mac, rte_ether_addr gateway,
@@ -227,6 +227,20 @@ bool RoceNic::receive(const uint8_t* f, uint32_t len, uint64_t now) {
   return true;
 }
 
+namespace {
+// Completion times in µs: the summary figures and the CDF's steps ([upper edge, messages] of each
+// non-empty bucket), from which a plot draws the whole distribution.
+nlohmann::json fct_json(const FctCounts& c) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& [upper_ns, n] : c.steps()) steps.push_back({upper_ns / 1000, n});
+  return {{"mean", c.mean() / 1000},
+          {"p50", c.percentile(0.5) / 1000},
+          {"p99", c.percentile(0.99) / 1000},
+          {"max", static_cast<double>(c.max) / 1000},
+          {"cdf", std::move(steps)}};
+}
+}  // namespace
+
 void RoceNic::stats(nlohmann::json& j) const {
   auto& n = j["nic"];
   n["cc"] = spec_.dcqcn ? "dcqcn" : "none";
@@ -242,8 +256,12 @@ void RoceNic::stats(nlohmann::json& j) const {
   uint64_t first = UINT64_MAX, last = 0;
   const uint32_t count = published_.load(std::memory_order_acquire);
   const std::unique_ptr<Qp>* table = qps_.data();
+  std::vector<FctCounts> fct(count);
+  FctCounts all;
   for (uint32_t i = 0; i < count; ++i) {
     const Qp& q = *table[i];
+    fct[i] = q.fct.snapshot();
+    all += fct[i];
     acked += q.acked_bytes;
     done += q.req.counters().messages_done;
     resent += q.req.counters().retransmitted;
@@ -267,13 +285,12 @@ void RoceNic::stats(nlohmann::json& j) const {
                  {"cnp_received", cnp_rx},
                  {"rx_bytes", rx_bytes},
                  {"out_of_order", ooo},
-                 {"missing_psns", missing}};
+                 {"missing_psns", missing},
+                 {"fct_us", fct_json(all)}};
   for (uint32_t i = 0; i < count; ++i) {
     const Qp& q = *table[i];
     const RequesterCounters& r = q.req.counters();
     const ResponderCounters& s = q.resp.counters();
-    const double mean = q.fct.mean() / 1000, p50 = q.fct.percentile(0.5) / 1000, p99 = q.fct.percentile(0.99) / 1000;
-    const double max = static_cast<double>(q.fct.max()) / 1000;
     const uint64_t span = q.last_ack_ns > q.first_data_ns ? q.last_ack_ns - q.first_data_ns : 0;
     list.push_back({{"peer", ip_text(q.spec.peer_ip)},
                     {"qpn", q.spec.qpn},
@@ -283,7 +300,7 @@ void RoceNic::stats(nlohmann::json& j) const {
                     {"messages_done", r.messages_done},
                     {"acked_bytes", q.acked_bytes},
                     {"goodput_gbps", span ? static_cast<double>(q.acked_bytes) * 8 / static_cast<double>(span) : 0.0},
-                    {"fct_us", {{"mean", mean}, {"p50", p50}, {"p99", p99}, {"max", max}}},
+                    {"fct_us", fct_json(fct[i])},
                     {"tx_packets", r.packets},
                     {"retransmitted", r.retransmitted},
                     {"naks_received", r.naks},

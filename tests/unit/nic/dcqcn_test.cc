@@ -107,19 +107,45 @@ TEST(Dcqcn, CnpsArePacedPerQp) {
   EXPECT_TRUE(every.due(kT0));
 }
 
-// The completion-time histogram: percentiles within a bucket (25 %) of the exact ones, and the
-// mean and maximum exact.
+// The completion-time histogram: percentiles within a bucket (25 %) of the exact ones, the
+// mean and maximum exact, snapshots that add up, and CDF steps that hold every sample once.
 TEST(FctHistogram, PercentilesWithinABucketOfTheExactOnes) {
   FctHistogram h;
   for (uint64_t v = 1; v <= 100000; ++v) h.add(v * 10);
-  EXPECT_EQ(h.count(), 100000u);
-  EXPECT_DOUBLE_EQ(h.mean(), 10 * 50000.5);
-  EXPECT_EQ(h.max(), 1'000'000u);
-  EXPECT_NEAR(h.percentile(0.5), 500'000, 0.13 * 500'000);
-  EXPECT_NEAR(h.percentile(0.99), 990'000, 0.13 * 990'000);
-  EXPECT_EQ(FctHistogram().percentile(0.5), 0);
+  const FctCounts c = h.snapshot();
+  EXPECT_EQ(c.count, 100000u);
+  EXPECT_DOUBLE_EQ(c.mean(), 10 * 50000.5);
+  EXPECT_EQ(c.max, 1'000'000u);
+  EXPECT_NEAR(c.percentile(0.5), 500'000, 0.13 * 500'000);
+  EXPECT_NEAR(c.percentile(0.99), 990'000, 0.13 * 990'000);
+  EXPECT_EQ(FctCounts().percentile(0.5), 0);
   for (uint64_t v : {0ull, 1ull, 3ull, 4ull, 7ull, 1000ull, 1ull << 40, ~0ull})
-    EXPECT_LE(FctHistogram::bucket(v), FctHistogram::kBuckets - 1) << v;
+    EXPECT_LE(FctCounts::bucket(v), FctCounts::kBuckets - 1) << v;
+  // Every value lies in its bucket's range.
+  for (uint64_t v : {4ull, 5ull, 7ull, 8ull, 1000ull, 1023ull, 1024ull, 123456789ull}) {
+    const unsigned b = FctCounts::bucket(v);
+    EXPECT_LE(FctCounts::lower(b), static_cast<double>(v)) << v;
+    EXPECT_GT(FctCounts::lower(b + 1), static_cast<double>(v)) << v;
+  }
+}
+
+TEST(FctHistogram, CdfStepsAndSums) {
+  FctHistogram a, b;
+  for (int i = 0; i < 90; ++i) a.add(10'000);
+  for (int i = 0; i < 10; ++i) b.add(1'000'000);
+  FctCounts all = a.snapshot();
+  all += b.snapshot();
+  EXPECT_EQ(all.count, 100u);
+  EXPECT_EQ(all.max, 1'000'000u);
+  const auto steps = all.steps();
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_GT(steps[0].first, 10'000);
+  EXPECT_LE(steps[0].first, 12'500) << "the step is the bucket's upper edge, within 25 %";
+  EXPECT_EQ(steps[0].second, 90u);
+  EXPECT_GT(steps[1].first, 1'000'000);
+  EXPECT_EQ(steps[1].second, 10u);
+  EXPECT_NEAR(all.percentile(0.5), 10'000, 1250);
+  EXPECT_NEAR(all.percentile(0.95), 1'000'000, 125'000);
 }
 
 }  // namespace

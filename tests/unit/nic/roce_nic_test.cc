@@ -65,6 +65,15 @@ TEST(RoceNic, MessagesCompleteAtTheLinkRate) {
   EXPECT_GT(tx["goodput_gbps"].get<double>(), 0.9 * ideal) << tx.dump();
   EXPECT_LE(tx["goodput_gbps"].get<double>(), 1.01 * ideal);
   EXPECT_GT(tx["fct_us"]["p50"].get<double>(), 0);
+  // The CDF's steps hold every completed message once; 64 KiB at the link rate is at least
+  // 56 us, so no step lies below it. The host's totals carry the same distribution.
+  uint64_t in_cdf = 0;
+  for (const auto& step : tx["fct_us"]["cdf"]) {
+    EXPECT_GT(step[0].get<double>(), 64.0 * 1024 * 8 / 10e3) << step.dump();
+    in_cdf += step[1].get<uint64_t>();
+  }
+  EXPECT_EQ(in_cdf, 100u);
+  EXPECT_EQ(j["ports"][0]["host"]["nic"]["totals"]["fct_us"]["cdf"], tx["fct_us"]["cdf"]);
   EXPECT_EQ(host(sw, 1).icrc_bad(), 0u);
   EXPECT_EQ(host(sw, 0).icrc_bad(), 0u) << "the ACKs";
   std::printf("one QP, 100 x 64 KiB: goodput %.2f Gb/s (ideal %.2f), message completion p50 %.1f us p99 %.1f us\n",
