@@ -179,11 +179,7 @@ void check_frame(const World& w, int p, const std::vector<uint8_t>& f) {
 // Checks and frees what each port sent.
 void check_tx(World& w) {
   for (int p = 0; p < kPorts; ++p)
-    for (rte_mbuf* m : w.peers[p]->take_tx()) {
-      std::vector<uint8_t> f(m->pkt_len);
-      const auto* d = static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, m->pkt_len, f.data()));
-      if (d && d != f.data()) std::memcpy(f.data(), d, m->pkt_len);
-      rte_pktmbuf_free(m);
+    for (const std::vector<uint8_t>& f : w.peers[p]->take_tx_frames()) {
       check_frame(w, p, f);
     }
 }

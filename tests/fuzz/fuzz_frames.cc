@@ -161,11 +161,7 @@ bool spread_port(const uint8_t* f, const L3& l3, int port) {  // 10.9.0.0/16 goe
 // Checks and frees what each port sent.
 void check_tx(World& w) {
   for (int p = 0; p < kPorts; ++p)
-    for (rte_mbuf* m : w.peers[p]->take_tx()) {
-      std::vector<uint8_t> f(m->pkt_len);
-      const auto* d = static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, m->pkt_len, f.data()));
-      if (d && d != f.data()) std::memcpy(f.data(), d, m->pkt_len);
-      rte_pktmbuf_free(m);
+    for (const std::vector<uint8_t>& f : w.peers[p]->take_tx_frames()) {
       if (f.size() >= 14 && (f[12] << 8 | f[13]) == 0x8808) continue;  // the switch's PFC
       const L3 l3 = find_l3(f.data(), f.size());
       if (!l3.off) fail(fmt::format("a frame that is neither IP nor PFC left port {}", p));

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "tests/support/eal_env.h"
+#include "tests/support/packet_builder.h"
 
 namespace rs::test {
 
@@ -65,6 +66,15 @@ std::vector<rte_mbuf*> RingPeer::take_tx() {
   std::vector<rte_mbuf*> v;
   void* m;
   while (tx_ && rte_ring_dequeue(tx_, &m) == 0) v.push_back(static_cast<rte_mbuf*>(m));
+  return v;
+}
+
+std::vector<std::vector<uint8_t>> RingPeer::take_tx_frames() {
+  std::vector<std::vector<uint8_t>> v;
+  for (rte_mbuf* m : take_tx()) {
+    v.push_back(mbuf_bytes(m));
+    rte_pktmbuf_free(m);
+  }
   return v;
 }
 

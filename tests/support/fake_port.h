@@ -121,6 +121,8 @@ class RingPeer {
   // What the switch transmitted since the last call, oldest first, metadata still attached;
   // the caller frees them.
   std::vector<rte_mbuf*> take_tx();
+  // The same as bytes, the mbufs freed.
+  std::vector<std::vector<uint8_t>> take_tx_frames();
   // Frees what the switch transmitted on the port; returns how many.
   unsigned drain_tx();
 
