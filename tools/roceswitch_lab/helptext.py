@@ -1,0 +1,214 @@
+"""roceswitch-lab's usage lines, its --help text (the experiment file, keys, policies, every
+figure, the tables and the output files) and its epilog (the exit status)."""
+
+
+USAGE = '''roceswitch-lab run EXPERIMENT.yaml --policies P1,P2,... [--duration S] [--out DIR]
+                      [--json] [--build DIR] [--seed N] [--set KEY=VALUE ...]
+       roceswitch-lab run EXPERIMENT.yaml [--vary KEY] [--values V1,V2,...] [options]
+       roceswitch-lab list [--build DIR]
+       roceswitch-lab --help'''
+
+DESCRIPTION = '''\
+An experiment runner for teaching and research: one experiment, one run of the switch per
+routing policy (or per value of another configuration key), one table to compare them.
+
+  roceswitch-lab run experiments/uplink_skew.yaml --policies ecmp,spray,drill,per_packet_quality
+  roceswitch-lab run experiments/incast_dcqcn.yaml          # cc: dcqcn vs none on the NICs
+  roceswitch-lab run experiments/allreduce_ring8.yaml       # AllReduce busbw, 64 KiB .. 16 MiB
+
+Each run is BUILD/app/roceswitch on emulated hosts only (no physical NIC, no hugepages):
+  roceswitch --no-pci --file-prefix lab<pid>r<run> -l 0-1 -- --config RUN.yaml --duration D
+             --quiet --stats-json RUN.json --series-ms M --series RUN.series.jsonl
+(-l 0-1: the main lcore and ONE worker, which also runs every emulated host and its RoCE
+NIC, so link rates must stay low enough for one CPU: the experiments' comments say what they
+chose), bounded by a timeout of D + 60 s. Progress goes to standard output (standard error
+with --json): a line as each run starts and ends and, on a terminal, a live elapsed/ETA line.
+
+OPTIONS (run)
+  --policies P1,P2,...  the runs: one per routing policy, in this order (POLICIES below); needs
+                        experiment.group
+  --vary KEY            the runs set KEY (a path into the config: KEYS below), one per value;
+                        default: experiment.vary.key
+  --values V1,V2,...    the values of KEY, one run each, in this order (comma-separated YAML
+                        scalars: 65536, dcqcn, true); default: experiment.vary.values
+  --set KEY=VALUE       set KEY to VALUE in every run (repeatable), e.g.
+                        --set 'collectives[0].slices=8' or --set 'ports[*].host.nic.mtu=4096'
+  --duration S          seconds per run (default: experiment.duration_s)
+  --series-ms MS        time-series sample period (default: experiment.series_ms)
+  --out DIR             where every file goes (default ./lab-NAME-YYYYmmdd-HHMMSS)
+  --json                print the figures as JSON on stdout; progress goes to stderr
+  --build DIR           the build whose app/roceswitch runs (default: this checkout's build/)
+  --seed N              set switch.seed in every run (ECMP's hash, the random policies' draws)
+  One invocation varies one thing: --policies, or a key (--vary/--values/experiment.vary).
+  `roceswitch-lab list [--build DIR]` prints the registered policies with their parameters
+  (roceswitch -- --help-policies).
+
+EXPERIMENT FILE
+  A normal roceswitch configuration (README.md, "Configuration") plus one top-level section,
+  `experiment:`, which the lab removes before handing the rest to roceswitch:
+
+    experiment:
+      name: uplink_skew        # for titles and the default --out (default: the file's name)
+      duration_s: 10           # seconds per run (default 10; --duration overrides)
+      group: uplinks           # the nexthop_groups[] entry whose policy each run replaces
+                               # (needed by --policies; optional with vary:)
+      receivers: remote        # whose received flows are the goodput: a list of port names
+                               # ([u0, u1]) or one name: a receiver group (ports[].host.receiver)
+                               # or a port (needed with group: for --policies; else optional)
+      ideal_gbps: 3.8          # optional; default: the offered rates (L2 wire Gb/s) of the
+                               # flows sent to the receivers' IPs (each sender capped at its
+                               # own link), capped by the receivers' total link capacity
+      series_ms: 10            # time-series sample period (default 10)
+      vary:                    # instead of policies: one run per value of a config key
+        key: ports[*].host.nic.cc
+        values: [dcqcn, none]
+      bottleneck: h0           # optional: the port whose egress queue the NIC figures and
+                               # plots show (default: the port with the deepest queue peak)
+
+  For each run the lab writes RUN.yaml: the file without `experiment:`, with
+  nexthop_groups[group].policy set to the run's policy (and the group's policy_by_tc, if
+  any, removed so the policy applies to every class), or with the varied key set to the run's
+  value; then every --set and, with --seed, switch.seed. Every other key is passed through as
+  written (the YAML is re-emitted node by node, scalars untouched), and roceswitch
+  --check-config checks each RUN.yaml before anything runs.
+
+KEYS (vary.key, --vary, --set)
+  A path into the configuration: mapping keys joined by dots, list elements by [i], and [*]
+  for every element of a list: collectives[0].size_bytes, switch.seed,
+  ports[*].host.nic.cc (every port whose host has a nic: map; ports without one are skipped).
+  The last key is added where it is missing; a path that reaches nothing is an error (exit 2).
+  Values keep their YAML types (65536 is a number, dcqcn a string).
+
+POLICIES
+  --policies is a comma-separated list of routing policy names, each optionally with
+  parameters: NAME:param=value,param=value. A token with `=` and no `:` continues the
+  parameters of the policy before it, so
+    --policies ecmp,flowlet_quality:idle_time_us=64,flow_table_size=1024,spray
+  runs ecmp, flowlet_quality {idle_time_us: 64, flow_table_size: 1024} and spray. Names and
+  parameter names are checked against the binary (`roceswitch-lab list` shows them with
+  their ranges); values are checked by roceswitch --check-config. A policy may appear more
+  than once (e.g. with different parameters).
+
+FIGURES (per run; the table, --json and summary.csv)
+  With experiment.group (routing experiments):
+  goodput_fraction    payload Gb/s received by the receivers (sum over their received flows of
+                      payload bytes x 8 / the time from the flow's first to its last arrival)
+                      over the ideal payload Gb/s (ideal_gbps x the payload share of the wire
+                      bytes received: Ethernet framing, IPv4, UDP, BTH and ICRC cost the same
+                      share on every policy)
+  member_share        share of the group's packets each member got (the group's members[]
+                      packets in the stats; the table shows the smallest and largest share;
+                      1/N each is perfect balance)
+  out_of_order_fraction
+                      sum of out_of_order / sum of packets received, over the receivers'
+                      flows: out_of_order counts arrivals whose PSN is beyond the next
+                      expected one (a gap opened: a go-back-N NIC would NAK and the sender
+                      retransmit). late (overtaken arrivals) and missing (PSNs never
+                      received) are reported beside it
+  max_queue_bytes     the deepest egress backlog (all 8 queues) of any group member port over
+                      the time-series samples (peak_queue_bytes: the switch's own per-queue
+                      peak, between samples too)
+  Every run:
+  drops               packets dropped during the run, every reason except shutdown_flush
+                      (packets still queued when the run stopped, which are not lost
+                      traffic); drops_by_reason and lossless_drops (drops on PFC priorities)
+                      are in --json and summary.csv
+  pfc_frames_sent     PFC frames the switch sent (pauses it asked of its senders; PFC in
+                      the table)
+  emulator_realtime   the emulated hosts run inside the worker: the lowest ratio, over senders
+                      that received no PFC, of the rate they sent to the rate they offer. Below
+                      0.93 the worker could not keep up in real time (a busy machine) and every
+                      policy's goodput is understated: the lab says so (fixed-rate flows only:
+                      a NIC's rate is its congestion control's)
+  worker_cpu_share    the share of the run the switch's worker thread (a busy poller: always
+                      runnable) spent on a CPU rather than waiting for one, from the kernel's
+                      /proc/PID/task/TID/schedstat (CPU in the table). ~100% on a quiet
+                      machine; under 90% other processes took the CPU for long enough that the
+                      emulated hosts lost real time, and the figures describe the machine more
+                      than the policy: the lab warns
+  With emulated RoCE NICs (ports[].host.nic, host.qps; docs/emulated-nic.md):
+  hosts               per host with a NIC: {name, goodput_gbps (its requester QPs' acked
+                      payload over the time each took, summed), rate_gbps_final (their DCQCN
+                      rates at the end, summed; null for a host that only answers),
+                      cnp_sent (as a receiver), cnp_received, retransmitted, naks_received,
+                      timeouts, messages_done, fct_us (message completion, post to last ACK:
+                      its one requester QP's mean/p50/p99/max), goodput_gbps_steady,
+                      messages_steady, fct_mean_us_steady (in the steady window below, from
+                      the series), qps: [per QP]}
+  senders_goodput_gbps
+                      the hosts that send (QPs not part of a collective): their acknowledged
+                      payload over the run (sender_goodput_min/max: the hosts' goodput_gbps)
+  steady_from_s, steady_to_s, steady_goodput_min/max, jain_fairness
+                      the steady window, from the last sender's first delivered byte + 0.5 s
+                      to the end, and each sender's payload Gb/s in it (hosts[].
+                      goodput_gbps_steady; from the series) with Jain's fairness index
+                      (sum x)^2 / (n sum x^2), 1 when even (over the whole run without one)
+  rate_final_min/max  the senders' DCQCN rates at the end
+  cnp_sent, cnp_received, retransmitted, ecn_marked
+                      summed over the NICs (ecn_marked: CE marks by the switch, all queues)
+  bottleneck, bottleneck_median_queue_bytes, bottleneck_max_queue_bytes,
+  bottleneck_peak_queue_bytes, bottleneck_utilisation
+                      the bottleneck port (experiment.bottleneck, else the deepest queue
+                      peak), its median backlog over the steady window's samples, its deepest
+                      over all samples and the switch's own peak, and its wire Gb/s over its
+                      link rate (a saturated bottleneck near 1.0 says the emulator kept real
+                      time)
+  collectives         per collective (top-level collectives:): {op, size_bytes, time_us,
+                      algbw_gbps, busbw_gbps, algbw_GBps, busbw_GBps, ranks, done}, nccl-tests'
+                      figures (algbw = size / time; busbw = algbw x 2(n-1)/n for allreduce,
+                      (n-1)/n for the others), with link_gbps (its hosts' slowest link in the
+                      run), link_payload_gbps (that at the NICs' MTU: 1024 / (1024 + 82)) and
+                      busbw_link_fraction (busbw over it: "of link" in the table)
+
+TABLES (printed at the end)
+  --policies          a row per policy: goodput, share min/max, out-of-order, late, missing,
+                      max queue, drops, PFC, CPU
+  vary: with experiment.group the same, a row per run; with NICs that send, a row per run
+                      (the senders' goodput, steady min/max and Jain, DCQCN rates at the end,
+                      CNPs, ECN marks, PFC, the bottleneck's queue p50/max, resends, drops,
+                      util, CPU), then a row per run and NIC host (goodput, steady, rate at the
+                      end, CNPs sent and received, resends, NAKs, timeouts, messages, message
+                      completion p50/p99/max and the steady window's mean, in ms); with
+                      collectives, nccl-tests' table: size (B), count (elements, as float),
+                      type, redop, root, time (us), algbw and busbw (GB/s, 4 decimals: the
+                      lab's links are slow), then busbw as a share of the link's payload rate,
+                      PFC, drops, CPU, and "# Avg bus bandwidth" as nccl-tests ends
+
+OUTPUT (in --out DIR, default ./lab-NAME-YYYYmmdd-HHMMSS)
+  summary.csv, summary.json               one row / object per run
+  NN-RUN.yaml, .json, .series.jsonl       each run's config, stats JSON and raw time series
+                                          (RUN: the policy, or KEY=VALUE; the series' hosts[]
+                                          carry each NIC's qps[]: rate_gbps, acked_bytes,
+                                          rx_bytes, CNPs, messages_done, fct_mean_us)
+  NN-RUN.series.csv                       each run's series: per member port tx Gb/s and
+                                          queue bytes, per received flow goodput Gb/s; with
+                                          NICs the bottleneck's queue bytes and per QP its
+                                          DCQCN rate and goodput (the payload its responder
+                                          took in) Gb/s
+  NN-RUN.log                              roceswitch's output
+  throughput_per_member.png               one subplot per run: each member port's tx Gb/s
+  queue_depth_per_uplink.png              one subplot per run: each member port's backlog
+  flow_goodput.png                        one subplot per run: each received flow's goodput
+                                          over time (or its mean, as bars, when the series has
+                                          no per-flow data)
+  (these three with experiment.group)
+  hosts.csv                               with NICs: one row per run and host
+  rates_and_queue.png                     with QPs that send (not a collective's): per run,
+                                          each QP's goodput (solid) and DCQCN rate (dashed)
+                                          over time, and under them the bottleneck's queue
+                                          with the ECN Kmin/Kmax and PFC lines: DCQCN's
+                                          convergence plot
+  fct_cdf.png                             message completion times of those QPs: the points
+                                          of each QP's CDF the stats give (p50, p99, max)
+  collectives.csv, busbw_vs_size.png      with collectives: one row per run and collective;
+                                          busbw (and algbw) in GB/s against the size
+  With --json, stdout holds only {"runs": [{"run", "policy" or "value", "goodput_fraction",
+  "out_of_order_fraction", "max_queue_bytes", "drops", "member_share", "hosts",
+  "collectives", ...}], ...}.
+'''
+
+EPILOG = '''\
+Exit status: 0 when every run completed, 1 when a run failed (the others still run and are
+reported), 2 for bad usage or a bad experiment file (nothing was run). A roceswitch killed by a
+signal before it wrote its stats is run once more (its log kept as NN-RUN.crashed.log, the run's
+"crashed" in --json says so). Without a build: bash tools/build.sh build.'''
