@@ -50,14 +50,18 @@ EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, doub
                            uint64_t now_ns, const EmulatedHost* receiver_leader)
     : spec_(spec), pool_(pool), link_gbps_(link_gbps), leader_(receiver_leader) {
   rx_ = leader_ ? leader_->rx_ : std::make_shared<RxTracker>(spec.rx_flow_capacity);
-  link_.configure(link_gbps, now_ns);
-  if (leader_) nic_ = leader_->nic_;
-  else if (spec.nic.enabled)
-    nic_ = std::make_shared<nic::RoceNic>(spec.nic, spec.qps, spec.ip, spec.mac, switch_mac, link_gbps, spec.priority_of_dscp, now_ns);
+  link_.configure(link_gbps, now_ns, spec.bucket_ns);
+  if (leader_) {
+    nic_ = leader_->nic_;
+  } else if (spec.nic.enabled) {
+    nic::NicSpec ns = spec.nic;
+    ns.bucket_ns = spec.bucket_ns;
+    nic_ = std::make_shared<nic::RoceNic>(ns, spec.qps, spec.ip, spec.mac, switch_mac, link_gbps, spec.priority_of_dscp, now_ns);
+  }
   for (std::size_t i = 0; i < spec.flows.size(); ++i) {
     Flow& f = flows_.emplace_back();
     f.spec = spec.flows[i];
-    f.rate.configure(f.spec.rate_gbps, now_ns);
+    f.rate.configure(f.spec.rate_gbps, now_ns, spec.bucket_ns);
     const uint32_t payload = (f.spec.payload + 3) & ~3u;  // BTH pad count keeps it 4-aligned
     const uint32_t udp_len = sizeof(rte_udp_hdr) + kBth + payload + kIcrc;
     const uint32_t ip_len = sizeof(rte_ipv4_hdr) + udp_len;
@@ -245,6 +249,18 @@ uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     rte_pktmbuf_free(m);
   }
   return n;
+}
+
+uint64_t EmulatedHost::idle_until(uint64_t now_ns) const {
+  if (nic_) return now_ns;
+  uint64_t t = UINT64_MAX;
+  const HostPfcStorm& st = spec_.storm;
+  if (st.priority >= 0 && now_ns < st.stop_ns) t = std::max(st.start_ns, next_storm_ns_);
+  for (const Flow& f : flows_) {
+    if (now_ns >= f.spec.stop_ns) continue;
+    t = std::min(t, std::max({f.spec.start_ns, pause_until_[f.spec.priority & 7], now_ns}));
+  }
+  return t;
 }
 
 void EmulatedHost::stats(nlohmann::json& j) const {

@@ -68,6 +68,9 @@ struct HostSpec {
   // On a real link (`kind: nic`): the MAC of its next hop (a switch's port), where an emulated
   // host's is the port it is cabled to.
   rte_ether_addr gateway{};
+  // The link's and the flows' bucket in line time (Shaper::configure); 0: the default, made for
+  // a worker polling in real time. An emulated fabric sets its step.
+  uint64_t bucket_ns = 0;
 };
 
 class EmulatedHost final : public Port {
@@ -82,6 +85,9 @@ class EmulatedHost final : public Port {
   uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;  // switch -> host
   const char* kind() const override { return "emulated_host"; }
   void stats(nlohmann::json& j) const override;
+  // A host with a NIC may always have something to send (a timer, an ACK); one with flows only
+  // is idle before its flows start, after they stop, and while PFC pauses them.
+  uint64_t idle_until(uint64_t now_ns) const override;
 
   uint64_t sent_packets() const { return tx_pkts_.get(); }
   uint64_t received_packets() const { return rx_pkts_.get(); }

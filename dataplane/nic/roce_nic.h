@@ -37,6 +37,9 @@ struct NicSpec {
   RcConfig rc;           // mtu, ack_req_every, ack_every, retransmit_ns, placement (reorder)
   bool dcqcn = true;     // cc: dcqcn; false: cc none (fixed rate, CE marks counted only)
   DcqcnConfig cc;
+  // The pacers' bucket in line time (Shaper::configure); 0: the default. Set by whoever runs
+  // the NIC on a virtual clock, not a config key (so not compared).
+  uint64_t bucket_ns = 0;
   bool operator==(const NicSpec& o) const {
     return enabled == o.enabled && rc.mtu == o.rc.mtu && rc.ack_req_every == o.rc.ack_req_every && rc.ack_every == o.rc.ack_every &&
            rc.retransmit_ns == o.rc.retransmit_ns && rc.max_outstanding == o.rc.max_outstanding && rc.placement == o.rc.placement &&

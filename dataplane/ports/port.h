@@ -26,6 +26,10 @@ class Port {
   // Whether the link has carrier (an ethdev's link status; emulated links are always up unless
   // the config cuts them). Read by the switch's link monitor, never by a worker.
   virtual bool carrier() const { return true; }
+  // Until when the port will certainly send the switch nothing (now_ns or earlier: it may at
+  // any time). An emulated fabric jumps its clock over stretches where every port is idle and
+  // nothing is queued; a port that cannot tell keeps the default.
+  virtual uint64_t idle_until(uint64_t now_ns) const { return now_ns; }
   // Port-kind specific figures for the stats file (emulated host flows, ethdev xstats...).
   virtual void stats(nlohmann::json&) const {}
 

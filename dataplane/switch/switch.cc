@@ -61,7 +61,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   // Emulated NICs with a path MTU above 1 KiB put frames in the pool's mbufs whole (one segment).
   uint32_t room = RTE_MBUF_DEFAULT_BUF_SIZE;
   for (auto& ps : cfg.ports)
-    if (ps.kind != PortKind::Ethdev && ps.host.nic.enabled)
+    if ((ps.kind == PortKind::EmulatedHost || ps.kind == PortKind::Nic) && ps.host.nic.enabled)
       room = std::max<uint32_t>(room, RTE_PKTMBUF_HEADROOM + nic::kHeaders + nic::kRethLen + ps.host.nic.rc.mtu + 4);
   pool_ = create_mbuf_pool({.name = unique_object_name("rs_pool"), .mbufs = cfg.mbufs, .cache = cache, .priv_size = kMbufPrivSize,
                             .data_room = static_cast<uint16_t>(room)});
@@ -74,6 +74,9 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       std::unique_ptr<Port> p;
       if (ps.kind == PortKind::Ethdev) {
         p = std::make_unique<EthdevPort>(ps.devargs, pool_);
+      } else if (ps.kind == PortKind::Link) {
+        if (!ps.make_link) throw std::runtime_error(fmt::format("port {}: a link port with no cable", ps.name));
+        p = ps.make_link();
       } else {
         // A host pauses a flow on the priority the switch puts it in, unless told otherwise.
         HostSpec hs = ps.host;

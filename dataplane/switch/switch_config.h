@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <string>
@@ -26,8 +28,9 @@
 namespace rs {
 
 // Nic: an emulated host whose NIC is on a DPDK ethdev (the host on a real link, not a switch port
-// the pipeline forwards to).
-enum class PortKind : uint8_t { Ethdev, EmulatedHost, Nic };
+// the pipeline forwards to). Link: one end of an emulated cable to another switch of a fabric
+// (dataplane/fabric/), made by the fabric that owns the cable.
+enum class PortKind : uint8_t { Ethdev, EmulatedHost, Nic, Link };
 
 // A router interface's address (`ports[].ipv4: 10.0.1.1/24`): the switch answers ARP/ND and
 // ping for `addr`, and the prefix it is in is a connected route out of the port.
@@ -44,6 +47,7 @@ struct PortSpec {
   rte_ether_addr mac{};
   EgressConfig egress;  // egress.speed_gbps is the port's link rate
   HostSpec host;        // for emulated hosts
+  std::function<std::unique_ptr<Port>()> make_link;  // for Link: the cable's end
   PortLosslessConfig lossless;  // PGs, headroom, WRED/ECN per queue, PFC quanta
   int worker = -1;      // -1: spread round robin
   bool admin_up = true; // `admin: down` keeps the link down from the start

@@ -49,7 +49,7 @@ void EgressPort::init(const EgressConfig& cfg, uint64_t now_ns) {
       lossless_q_ |= static_cast<uint8_t>(1u << q);
       q_prio_[q] = static_cast<int8_t>(p);
     }
-  shaper_.configure(cfg.speed_gbps, now_ns);
+  shaper_.configure(cfg.speed_gbps, now_ns, cfg.bucket_ns);
   update_admission();
 }
 

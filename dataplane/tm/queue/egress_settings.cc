@@ -54,7 +54,7 @@ void EgressPort::apply(WorkerContext& ctx) {
   pfc_.set_source(s->mac);
   lv_ = s->load_view;
   if (timing_changed) {
-    shaper_.configure(cfg_.speed_gbps, ctx.now_ns);
+    shaper_.configure(cfg_.speed_gbps, ctx.now_ns, cfg_.bucket_ns);
     pfc_.set_timing(cfg_.speed_gbps, lcfg_.pfc_quanta);
   }
   if (s->pfcwd.enabled != pfcwd_.enabled || s->pfcwd.action != pfcwd_.action || s->pfcwd.detection_ns != pfcwd_.detection_ns ||

@@ -19,6 +19,9 @@ struct EgressConfig {
   std::array<QueueSched, 8> sched{QueueSched::Dwrr, QueueSched::Dwrr, QueueSched::Dwrr, QueueSched::Dwrr,
                                   QueueSched::Dwrr, QueueSched::Dwrr, QueueSched::Dwrr, QueueSched::Dwrr};
   std::array<uint32_t, 8> weights{14, 14, 14, 15, 15, 14, 14, 14};
+  // The shaper's bucket in line time (Shaper::configure); 0: the default, for a worker polling
+  // in real time. An emulated fabric sets its step, so that a queue drains at the link rate.
+  uint64_t bucket_ns = 0;
 };
 
 }  // namespace rs

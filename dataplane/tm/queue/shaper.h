@@ -20,22 +20,30 @@ constexpr uint32_t wire_bytes(uint32_t pkt_len) {
 class Shaper {
  public:
   // Credit is kept in byte-nanoseconds per second units (bytes * 1e9) so integer maths is exact.
-  void configure(double gbps, uint64_t now_ns) {
-    rate_bps_ = static_cast<uint64_t>(gbps * 1e9 / 8.0);  // bytes per second
-    // Allow ~20 us of line time (at least two jumbo frames) so polling jitter does not lose rate.
-    burst_ = std::max<uint64_t>(2 * 9216 + 64, rate_bps_ / 50'000) * kScale;
-    // A backlogged link whose worker lost the CPU (a busy laptop, a CI box) would have kept
-    // sending: up to 5 ms of that is made up afterwards, so the long-run rate holds. An idle
-    // link gets no such credit, so queues still build from the first packet of an incast.
-    catchup_ = std::max<uint64_t>(burst_, rate_bps_ / 200 * kScale);
+  // `bucket_ns` (0: the default below) bounds the credit to that much line time, with no
+  // catch-up: on a virtual clock there is no polling jitter to make up, and a bucket of one
+  // step keeps what leaves serialised at the rate (a host resuming after PFC sends at line
+  // rate, not its banked bucket at once).
+  void configure(double gbps, uint64_t now_ns, uint64_t bucket_ns = 0) {
+    bucket_ns_ = bucket_ns;
+    set_rate(gbps);
     credit_ = 0;
     last_ = now_ns;
   }
   // A new rate from now on (a congestion controller's), the credit kept within the new bucket.
   void set_rate(double gbps) {
-    rate_bps_ = static_cast<uint64_t>(gbps * 1e9 / 8.0);
-    burst_ = std::max<uint64_t>(2 * 9216 + 64, rate_bps_ / 50'000) * kScale;
-    catchup_ = std::max<uint64_t>(burst_, rate_bps_ / 200 * kScale);
+    rate_bps_ = static_cast<uint64_t>(gbps * 1e9 / 8.0);  // bytes per second
+    if (bucket_ns_) {
+      burst_ = std::max<uint64_t>(1, rate_bps_ * bucket_ns_ / 1'000'000'000) * kScale;
+      catchup_ = burst_;
+    } else {
+      // Allow ~20 us of line time (at least two jumbo frames) so polling jitter does not lose rate.
+      burst_ = std::max<uint64_t>(2 * 9216 + 64, rate_bps_ / 50'000) * kScale;
+      // A backlogged link whose worker lost the CPU (a busy laptop, a CI box) would have kept
+      // sending: up to 5 ms of that is made up afterwards, so the long-run rate holds. An idle
+      // link gets no such credit, so queues still build from the first packet of an incast.
+      catchup_ = std::max<uint64_t>(burst_, rate_bps_ / 200 * kScale);
+    }
     credit_ = std::min<int64_t>(credit_, static_cast<int64_t>(burst_));
   }
   uint64_t rate_bytes_per_s() const { return rate_bps_; }
@@ -84,6 +92,7 @@ class Shaper {
   uint64_t rate_bps_ = 0;
   uint64_t burst_ = 0;
   uint64_t catchup_ = 0;
+  uint64_t bucket_ns_ = 0;
   int64_t credit_ = 0;
   uint64_t last_ = 0;
 };

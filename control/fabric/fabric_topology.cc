@@ -1,0 +1,158 @@
+#include "control/fabric/fabric_topology.h"
+
+#include <arpa/inet.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <stdexcept>
+
+namespace rs {
+
+namespace {
+
+rte_ether_addr mac(uint8_t kind, unsigned a, unsigned b) {
+  return rte_ether_addr{{0x02, kind, static_cast<uint8_t>(a >> 8), static_cast<uint8_t>(a), static_cast<uint8_t>(b >> 8),
+                         static_cast<uint8_t>(b)}};
+}
+
+PortSpec port_from(const PortSpec& tmpl, std::string name, PortKind kind, unsigned sw, unsigned index, double gbps) {
+  PortSpec p = tmpl;
+  p.name = std::move(name);
+  p.kind = kind;
+  p.mac = mac(0x53, sw, index);
+  p.egress.speed_gbps = gbps;
+  return p;
+}
+
+}  // namespace
+
+uint32_t fabric_host_ip(unsigned leaf, unsigned host) {
+  return htonl(10u << 24 | (leaf & 255) << 16 | (host & 255) << 8 | 2);
+}
+
+FabricSpec leaf_spine(const LeafSpineSpec& s) {
+  for (auto [what, n] : {std::pair{"spines", s.spines}, {"leaves", s.leaves}, {"hosts_per_leaf", s.hosts_per_leaf},
+                         {"links_per_pair", s.links_per_pair}})
+    if (n == 0 || n > 250) throw std::invalid_argument(fmt::format("{}: {} is out of range [1, 250]", what, n));
+  FabricSpec f;
+  for (unsigned i = 1; i <= s.spines; ++i) {
+    FabricSwitch sw{fmt::format("spine{}", i), s.base};
+    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
+    sw.cfg.seed = static_cast<uint32_t>(s.seed * 1000 + f.switches.size());
+    for (unsigned l = 1; l <= s.leaves; ++l)
+      for (unsigned k = 0; k < s.links_per_pair; ++k) {
+        const unsigned idx = static_cast<unsigned>(sw.cfg.ports.size());
+        sw.cfg.ports.push_back(port_from(s.fabric_port, fmt::format("down{}", idx + 1), PortKind::Link,
+                                         static_cast<unsigned>(f.switches.size()), idx, s.uplink_gbps));
+      }
+    f.switches.push_back(std::move(sw));
+  }
+  for (unsigned l = 1; l <= s.leaves; ++l) {
+    FabricSwitch sw{fmt::format("leaf{}", l), s.base};
+    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
+    sw.cfg.seed = static_cast<uint32_t>(s.seed * 1000 + f.switches.size());
+    const unsigned me = static_cast<unsigned>(f.switches.size());
+    for (unsigned h = 1; h <= s.hosts_per_leaf; ++h) {
+      PortSpec p = port_from(s.host_port, fmt::format("h{}", h), PortKind::EmulatedHost, me, h - 1, s.host_gbps);
+      p.host.ip = fabric_host_ip(l, h);
+      p.host.mac = mac(0x48, l, h);
+      sw.cfg.ports.push_back(std::move(p));
+    }
+    for (unsigned i = 1; i <= s.spines; ++i)
+      for (unsigned k = 0; k < s.links_per_pair; ++k) {
+        const unsigned idx = static_cast<unsigned>(sw.cfg.ports.size());
+        sw.cfg.ports.push_back(port_from(s.fabric_port, fmt::format("up{}", idx - s.hosts_per_leaf + 1), PortKind::Link, me,
+                                         idx, s.uplink_gbps));
+        FabricCable c;
+        const unsigned spine_port = (l - 1) * s.links_per_pair + k;
+        c.name = fmt::format("leaf{}.up{}-spine{}.down{}", l, idx - s.hosts_per_leaf + 1, i, spine_port + 1);
+        c.a_switch = static_cast<uint16_t>(me);
+        c.a_port = static_cast<uint16_t>(idx);
+        c.b_switch = static_cast<uint16_t>(i - 1);
+        c.b_port = static_cast<uint16_t>(spine_port);
+        c.params.gbps = s.uplink_gbps;
+        c.params.delay_ns = s.cable_delay_ns;
+        c.params.loss = s.cable_loss;
+        c.params.seed = s.seed * 7919 + f.cables.size();
+        f.cables.push_back(std::move(c));
+      }
+    f.switches.push_back(std::move(sw));
+  }
+  fabric_routes(f, s.policy);
+  return f;
+}
+
+void fabric_routes(FabricSpec& f, const PolicySpec& policy) {
+  const std::size_t n = f.switches.size();
+  // Each switch's cable ports: (port, far switch, far port's MAC).
+  struct Hop {
+    uint16_t port, to;
+    rte_ether_addr mac;
+  };
+  std::vector<std::vector<Hop>> hops(n);
+  for (const FabricCable& c : f.cables) {
+    hops[c.a_switch].push_back({c.a_port, c.b_switch, f.switches[c.b_switch].cfg.ports[c.b_port].mac});
+    hops[c.b_switch].push_back({c.b_port, c.a_switch, f.switches[c.a_switch].cfg.ports[c.a_port].mac});
+  }
+  for (auto& h : hops) std::sort(h.begin(), h.end(), [](const Hop& a, const Hop& b) { return a.port < b.port; });
+  // Groups by member ports, per switch.
+  std::vector<std::map<std::vector<uint16_t>, uint32_t>> groups(n);
+  auto route = [&](std::size_t s, uint32_t ip, uint32_t group) {
+    RouteSpec r;
+    std::memcpy(r.addr, &ip, 4);
+    r.depth = 32;
+    r.group = group;
+    f.switches[s].cfg.routes.push_back(r);
+  };
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto& ports = f.switches[t].cfg.ports;
+    bool has_hosts = false;
+    for (auto& p : ports) has_hosts |= p.kind == PortKind::EmulatedHost && p.host.ip;
+    if (!has_hosts) continue;
+    // Hops from every switch to t.
+    std::vector<int> dist(n, -1);
+    std::deque<std::size_t> todo{t};
+    dist[t] = 0;
+    while (!todo.empty()) {
+      const std::size_t s = todo.front();
+      todo.pop_front();
+      for (const Hop& h : hops[s])
+        if (dist[h.to] < 0) dist[h.to] = dist[s] + 1, todo.push_back(h.to);
+    }
+    for (std::size_t s = 0; s < n; ++s) {
+      if (s == t) continue;
+      if (dist[s] < 0) throw std::runtime_error(fmt::format("{} cannot reach {}", f.switches[s].name, f.switches[t].name));
+      std::vector<uint16_t> key;
+      std::vector<GroupMemberSpec> members;
+      for (const Hop& h : hops[s])
+        if (dist[h.to] == dist[s] - 1) key.push_back(h.port), members.push_back(static_member(h.port, h.mac));
+      auto [it, fresh] = groups[s].emplace(key, 0);
+      SwitchConfig& cfg = f.switches[s].cfg;
+      if (fresh) {
+        GroupSpec g;
+        g.name = fmt::format("to_{}", f.switches[t].name);
+        g.policy = policy;
+        g.members = std::move(members);
+        cfg.groups.push_back(std::move(g));
+        it->second = static_cast<uint32_t>(cfg.groups.size() - 1);
+      }
+      for (auto& p : ports)
+        if (p.kind == PortKind::EmulatedHost && p.host.ip) route(s, p.host.ip, it->second);
+    }
+    // On t: each host through its own port.
+    SwitchConfig& cfg = f.switches[t].cfg;
+    for (std::size_t p = 0; p < ports.size(); ++p) {
+      if (ports[p].kind != PortKind::EmulatedHost || !ports[p].host.ip) continue;
+      GroupSpec g;
+      g.name = "to_" + ports[p].name;
+      g.members.push_back(static_member(static_cast<uint16_t>(p), ports[p].host.mac));
+      cfg.groups.push_back(std::move(g));
+      route(t, ports[p].host.ip, static_cast<uint32_t>(cfg.groups.size() - 1));
+    }
+  }
+}
+
+}  // namespace rs

@@ -1,0 +1,41 @@
+// Fabrics from a few numbers, and the routes a Clos fabric's BGP would install in them.
+//   - leaf_spine: `spines` x `leaves`, every leaf cabled to every spine (`links_per_pair` cables
+//     each), `hosts_per_leaf` emulated hosts on each leaf;
+//   - fabric_routes: for any fabric, each host's /32 on every switch, through a group of every
+//     cable on a shortest path towards the host's switch (all equal-cost next hops, as BGP
+//     multipath installs them; groups with the same members are one group).
+// Names: switches spine1.., leaf1..; a leaf's ports h1.. (hosts) then up1.. (to the spines, in
+// spine order); a spine's down1.. (in leaf order). Host h of leaf l is 10.l.h.2 (l, h from 1).
+// Port MACs 02:53:ss:ss:pp:pp (switch, port), host MACs 02:48:ll:ll:hh:hh.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "dataplane/fabric/fabric.h"
+
+namespace rs {
+
+struct LeafSpineSpec {
+  unsigned spines = 2, leaves = 2, hosts_per_leaf = 2, links_per_pair = 1;
+  double host_gbps = 100, uplink_gbps = 100;
+  uint64_t cable_delay_ns = 500;  // 100 m of fibre
+  double cable_loss = 0;
+  uint64_t seed = 1;
+  // Every switch starts as this config (workers, QoS, MMU, load view...) without ports, groups
+  // or routes; every port starts as the matching template (egress limits, lossless PGs, WRED),
+  // given its name, MAC, kind, rate and host.
+  SwitchConfig base;
+  PortSpec host_port, fabric_port;
+  PolicySpec policy;  // of the groups towards the spines (and, on a spine, towards a leaf)
+};
+
+// Throws std::invalid_argument for sizes the addressing cannot hold (0, or above 250).
+FabricSpec leaf_spine(const LeafSpineSpec& spec);
+
+// Adds the routes (and groups) to every switch of `f`; cables must be in place. Throws when
+// some switch cannot reach some host.
+void fabric_routes(FabricSpec& f, const PolicySpec& policy);
+
+uint32_t fabric_host_ip(unsigned leaf, unsigned host);  // network order; leaf and host from 1
+
+}  // namespace rs

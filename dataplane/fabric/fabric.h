@@ -1,0 +1,99 @@
+// A fabric on one machine: whole switches (each a Switch, the same data-plane code that forwards
+// on real NICs) joined by emulated cables (emulated_link.h), with emulated hosts and NICs on
+// their host ports, all on one virtual clock.
+//
+// Virtual time: the clock advances by `step_ns` while anything is in motion and jumps over
+// quiet stretches (nothing queued, nothing on a cable, no host about to send) to the next thing
+// that will happen. Nothing reads the machine's clock, and each switch and cable draws from its
+// own seeded generator, so the same spec gives the same counters on every run, however slowly
+// the machine runs it. A step is the resolution of the emulation: a cable's arrivals and a
+// shaper's departures fall on step boundaries (an event between two boundaries happens at the
+// next one).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/fabric/emulated_link.h"
+#include "dataplane/switch/switch.h"
+
+namespace rs {
+
+struct FabricCable {
+  std::string name;
+  uint16_t a_switch = 0, a_port = 0, b_switch = 0, b_port = 0;
+  LinkParams params;
+  // Scheduled cuts and repairs: (time after the start, up), in time order.
+  std::vector<std::pair<uint64_t, bool>> events;
+};
+
+struct FabricSwitch {
+  std::string name;
+  SwitchConfig cfg;  // its cable ports have kind Link; the fabric connects them
+};
+
+struct FabricSpec {
+  std::vector<FabricSwitch> switches;
+  std::vector<FabricCable> cables;
+  uint64_t step_ns = 100;
+  // The longest jump over a quiet stretch: timers that nothing announces (PFC refresh, DCQCN,
+  // retransmission) still run at least this often.
+  uint64_t max_jump_ns = 10'000;
+};
+
+// The books of the whole fabric, end to end: what hosts sent into it (and what the switches
+// made: mirror copies, control frames, flood copies, PFC frames to each other) was delivered to hosts, is queued, in a
+// worker ring or held, was dropped (counted), is on a cable, or was lost on one.
+struct FabricTotals {
+  uint64_t from_hosts = 0, made = 0;
+  uint64_t to_hosts = 0, queued = 0, in_flight = 0, dropped = 0, held = 0;
+  uint64_t cable_in_flight = 0, cable_lost = 0;
+  bool balanced() const {
+    return from_hosts + made == to_hosts + queued + in_flight + dropped + held + cable_in_flight + cable_lost;
+  }
+};
+
+class Fabric {
+ public:
+  // Builds every cable and switch or throws std::runtime_error naming what is wrong.
+  Fabric(FabricSpec spec, uint64_t t0_ns);
+  ~Fabric();
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  // Runs the fabric until the virtual clock reaches `t_ns`.
+  void run_until(uint64_t t_ns);
+  uint64_t now() const { return now_; }
+  uint64_t start() const { return t0_; }
+  uint64_t steps() const { return steps_; }   // polls of the whole fabric so far
+  uint64_t jumps() const { return jumps_; }   // quiet stretches skipped
+
+  std::size_t num_switches() const { return switches_.size(); }
+  Switch& at(std::size_t i) { return *switches_[i]; }
+  const Switch& at(std::size_t i) const { return *switches_[i]; }
+  const std::string& switch_name(std::size_t i) const { return spec_.switches[i].name; }
+  std::size_t num_cables() const { return cables_.size(); }
+  EmulatedLink& cable(std::size_t i) { return *cables_[i]; }
+  const FabricCable& cable_spec(std::size_t i) const { return spec_.cables[i]; }
+
+  FabricTotals totals() const;
+  // Stops every switch (what is still queued is counted dropped, as a switch's shutdown does).
+  void shutdown();
+
+ private:
+  bool quiet();
+  uint64_t next_event_after_quiet();
+
+  FabricSpec spec_;
+  uint64_t t0_, now_;
+  uint64_t steps_ = 0, jumps_ = 0;
+  std::vector<std::unique_ptr<EmulatedLink>> cables_;  // before the switches: they outlive them
+  std::vector<std::unique_ptr<Switch>> switches_;
+  std::vector<std::size_t> next_event_;  // per cable: its next scheduled event
+  bool stopped_ = false;
+};
+
+}  // namespace rs

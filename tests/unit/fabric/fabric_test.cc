@@ -1,0 +1,188 @@
+// A leaf-spine fabric of whole switches on emulated cables, on one virtual clock: hosts on
+// different leaves reach each other through the spines, ECMP spreads flows over the uplinks, the
+// books balance end to end, the same spec gives byte-identical stats, PFC pauses go hop by hop
+// (host port -> leaf -> spine -> leaf) with no lossless drop, a cut cable moves the traffic to
+// the other spine, and a quiet fabric jumps its clock.
+#include "dataplane/fabric/fabric.h"
+
+#include <gtest/gtest.h>
+
+#include "app/stats_json.h"
+#include "control/fabric/fabric_topology.h"
+#include "tests/support/constants.h"
+#include "tests/unit/switch/lossless_net.h"
+
+namespace rs::test {
+namespace {
+
+// Priority 3 lossless everywhere, ECN off: the tests read PFC alone.
+LeafSpineSpec spec(unsigned spines, unsigned leaves, unsigned hosts) {
+  LeafSpineSpec s;
+  s.spines = spines, s.leaves = leaves, s.hosts_per_leaf = hosts;
+  s.host_gbps = 25, s.uplink_gbps = 25;
+  Net n;
+  s.base = n.cfg;
+  n.add_host(25);
+  s.host_port = s.fabric_port = n.cfg.ports[0];
+  return s;
+}
+
+HostFlowSpec& flow(FabricSpec& f, unsigned leaf, unsigned host, unsigned to_leaf, unsigned to_host, double gbps, uint32_t qp) {
+  std::size_t idx = 0;
+  while (f.switches[idx].name != fmt::format("leaf{}", leaf)) ++idx;
+  HostFlowSpec fl;
+  fl.dst_ip = fabric_host_ip(to_leaf, to_host);
+  fl.rate_gbps = gbps;
+  fl.payload = kPayload;
+  fl.qp = qp;
+  fl.dscp = kRoceDscp;
+  auto& flows = f.switches[idx].cfg.ports[host - 1].host.flows;
+  flows.push_back(fl);
+  return flows.back();
+}
+
+std::size_t sw_index(const Fabric& fab, const std::string& name) {
+  for (std::size_t i = 0; i < fab.num_switches(); ++i)
+    if (fab.switch_name(i) == name) return i;
+  ADD_FAILURE() << "no switch " << name;
+  return 0;
+}
+
+void expect_balanced(const Fabric& fab) {
+  const FabricTotals t = fab.totals();
+  EXPECT_TRUE(t.balanced()) << "from hosts " << t.from_hosts << " made " << t.made << " to hosts " << t.to_hosts << " queued "
+                            << t.queued << " in flight " << t.in_flight << " dropped " << t.dropped << " held " << t.held
+                            << " on cables " << t.cable_in_flight << " lost " << t.cable_lost;
+}
+
+TEST(Fabric, HostsOnDifferentLeavesReachEachOtherOverBothSpines) {
+  FabricSpec f = leaf_spine(spec(2, 2, 4));
+  ASSERT_EQ(f.switches.size(), 4u);
+  ASSERT_EQ(f.cables.size(), 4u);
+  // Every host of leaf1 to its twin on leaf2 and back: 8 flows of 5 Gb/s over 25 Gb/s links.
+  for (unsigned h = 1; h <= 4; ++h) {
+    flow(f, 1, h, 2, h, 5, 0x100 + h);
+    flow(f, 2, h, 1, h, 5, 0x200 + h);
+  }
+  Fabric fab(std::move(f), kT0);
+  fab.run_until(kT0 + 2 * kMs);
+  const std::size_t leaf1 = sw_index(fab, "leaf1"), leaf2 = sw_index(fab, "leaf2");
+  for (unsigned h = 0; h < 4; ++h) {
+    EXPECT_GT(fab.at(leaf2).tx_packets(h), 1000u) << "leaf2 h" << h + 1 << " receives its twin's flow";
+    EXPECT_GT(fab.at(leaf1).tx_packets(h), 1000u) << "leaf1 h" << h + 1;
+  }
+  // Four flows each way over two uplinks: the hash gives each spine some of them.
+  EXPECT_GT(fab.at(sw_index(fab, "spine1")).rx_packets(0), 0u);
+  EXPECT_GT(fab.at(sw_index(fab, "spine2")).rx_packets(0), 0u);
+  EXPECT_EQ(fab.totals().dropped, 0u);
+  expect_balanced(fab);
+  std::printf("2 spines x 2 leaves x 4 hosts, 2 ms: %lu steps, %lu jumps\n", (unsigned long)fab.steps(),
+              (unsigned long)fab.jumps());
+  fab.shutdown();
+  expect_balanced(fab);
+}
+
+TEST(Fabric, TheSameSpecGivesByteIdenticalStats) {
+  auto run = [] {
+    FabricSpec f = leaf_spine(spec(2, 2, 2));
+    flow(f, 1, 1, 2, 1, 20, 0x11);
+    flow(f, 1, 2, 2, 1, 20, 0x12);  // an incast: queues, PFC
+    flow(f, 2, 2, 1, 1, 7, 0x13);
+    Fabric fab(std::move(f), kT0);
+    fab.run_until(kT0 + kMs);
+    std::string all;
+    for (std::size_t i = 0; i < fab.num_switches(); ++i) all += stats_json(fab.at(i)).dump();
+    for (std::size_t i = 0; i < fab.num_cables(); ++i) {
+      nlohmann::json j;
+      fab.cable(i).stats(j);
+      all += j.dump();
+    }
+    return all;
+  };
+  const std::string a = run(), b = run();
+  EXPECT_GT(a.size(), 1000u);
+  EXPECT_TRUE(a == b) << "two runs of one spec differ";
+}
+
+TEST(Fabric, PauseGoesHopByHopAndNothingLosslessIsLost) {
+  // Leaf1's h1 and leaf2's h2 send 20 Gb/s each to leaf2's h1 (25 Gb/s): its port on leaf2
+  // fills, leaf2 pauses the spine (and h2), the spine's queue to leaf2 fills and it pauses
+  // leaf1, and leaf1 pauses h1.
+  LeafSpineSpec s = spec(1, 2, 2);
+  FabricSpec f = leaf_spine(s);
+  flow(f, 1, 1, 2, 1, 20, 0x11);
+  flow(f, 2, 2, 2, 1, 20, 0x12);
+  Fabric fab(std::move(f), kT0);
+  fab.run_until(kT0 + 3 * kMs);
+  const std::size_t leaf1 = sw_index(fab, "leaf1"), leaf2 = sw_index(fab, "leaf2"), spine = sw_index(fab, "spine1");
+  auto xoff_rx = [&](std::size_t sw, std::size_t port) { return fab.at(sw).egress(port).pfc_rx().xoff[kLossless].get(); };
+  const uint64_t at_spine = xoff_rx(spine, 1);  // spine1.down2 faces leaf2
+  const uint64_t at_leaf1 = xoff_rx(leaf1, 2);  // leaf1.up1 faces spine1
+  EXPECT_GT(at_spine, 0u) << "leaf2 paused the spine";
+  EXPECT_GT(at_leaf1, 0u) << "the spine paused leaf1";
+  EXPECT_GT(host(fab.at(leaf1), 0).pfc_received(), 0u) << "leaf1 paused its senders";
+  for (std::size_t i = 0; i < fab.num_switches(); ++i) {
+    EXPECT_EQ(fab.at(i).lossless_drops(), 0u) << fab.switch_name(i);
+    for (std::size_t p = 0; p < fab.at(i).num_ports(); ++p)
+      for (std::size_t r = 1; r < kNumDropReasons; ++r)
+        if (uint64_t d = fab.at(i).drops(p, static_cast<DropReason>(r)); d && static_cast<DropReason>(r) != DropReason::MacControl)
+          ADD_FAILURE() << fab.switch_name(i) << " port " << p << ": " << d << " " << drop_reason_name(static_cast<DropReason>(r));
+  }
+  // The receiver gets its link's worth: 25 Gb/s of 1082-byte frames (1106 on the wire).
+  const double gbps = static_cast<double>(fab.at(leaf2).tx_bytes(0)) * 8 / (3.0 * kMs);
+  EXPECT_GT(gbps, 0.85 * 25 * 1082 / 1106) << gbps;
+  std::printf("incast over a spine: PFC XOFF frames received at spine1.down2 %lu, leaf1.up1 %lu, by the senders %lu; "
+              "receiver %.2f Gb/s\n",
+              (unsigned long)at_spine, (unsigned long)at_leaf1, (unsigned long)host(fab.at(leaf1), 0).pfc_received(), gbps);
+  expect_balanced(fab);
+}
+
+TEST(Fabric, ACutCableMovesTheTrafficToTheOtherSpine) {
+  FabricSpec f = leaf_spine(spec(2, 2, 1));
+  for (int q = 0; q < 8; ++q) flow(f, 1, 1, 2, 1, 2, 0x40 + q);  // 8 flows: both uplinks carry some
+  // leaf1.up1 - spine1 is cut 1 ms in.
+  f.cables[0].events.push_back({kMs, false});
+  ASSERT_EQ(f.cables[0].name.rfind("leaf1.up1-", 0), 0u);
+  Fabric fab(std::move(f), kT0);
+  fab.run_until(kT0 + kMs);
+  const std::size_t leaf1 = sw_index(fab, "leaf1"), leaf2 = sw_index(fab, "leaf2");
+  const uint64_t up1_before = fab.at(leaf1).tx_packets(1), up2_before = fab.at(leaf1).tx_packets(2);
+  EXPECT_GT(up1_before, 0u);
+  EXPECT_GT(up2_before, 0u);
+  fab.run_until(kT0 + 3 * kMs);
+  EXPECT_FALSE(fab.cable(0).up());
+  EXPECT_LT(fab.cable(0).lost(), 50u) << "the leaf stops using the cut cable at once";
+  const uint64_t got_before = fab.at(leaf2).tx_packets(0);
+  fab.run_until(kT0 + 4 * kMs);
+  const double gbps = static_cast<double>(fab.at(leaf2).tx_packets(0) - got_before) * kFrame * 8 / kMs;
+  EXPECT_NEAR(gbps, 16.0 * kFrame / (kFrame + 24), 1.0) << "all 8 flows arrive, over spine2";
+  EXPECT_EQ(fab.at(leaf1).tx_packets(1), up1_before + fab.cable(0).lost());
+  expect_balanced(fab);
+}
+
+TEST(Fabric, AQuietFabricJumpsItsClock) {
+  FabricSpec f = leaf_spine(spec(2, 2, 1));
+  flow(f, 1, 1, 2, 1, 1, 0x11).start_ns = kT0 + 50 * kMs;
+  f.max_jump_ns = 100 * kUs;
+  Fabric fab(std::move(f), kT0);
+  fab.run_until(kT0 + 50 * kMs);
+  EXPECT_LT(fab.steps(), 1000u) << "50 ms of nothing in far fewer than 500000 steps of 100 ns";
+  EXPECT_GT(fab.jumps(), 0u);
+  EXPECT_EQ(fab.now(), kT0 + 50 * kMs);
+  fab.run_until(kT0 + 51 * kMs);
+  EXPECT_GT(fab.at(sw_index(fab, "leaf2")).tx_packets(0), 50u) << "the flow starts when it should";
+}
+
+TEST(Fabric, BadCablesAreRefusedByName) {
+  FabricSpec f = leaf_spine(spec(1, 2, 1));
+  f.cables[1].b_port = 0;  // spine1.down1 a second time
+  try {
+    Fabric fab(std::move(f), kT0);
+    FAIL() << "built";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is already cable leaf1.up1-spine1.down1's"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rs::test
