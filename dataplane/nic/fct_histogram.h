@@ -40,7 +40,8 @@ struct FctCounts {
     return *this;
   }
   double mean() const { return count ? static_cast<double>(sum) / static_cast<double>(count) : 0; }
-  // The value below which a fraction p of the samples lie (a bucket's middle; 0 when empty).
+  // The value below which a fraction p of the samples lie (a bucket's middle, never above the
+  // largest sample; 0 when empty).
   double percentile(double p) const {
     uint64_t total = 0;
     for (uint64_t c : n) total += c;
@@ -49,9 +50,9 @@ struct FctCounts {
     uint64_t seen = 0;
     for (unsigned b = 0; b < kBuckets; ++b) {
       seen += n[b];
-      if (static_cast<double>(seen) >= want && n[b]) return value(b);
+      if (static_cast<double>(seen) >= want && n[b]) return std::min(value(b), static_cast<double>(max));
     }
-    return value(kBuckets - 1);
+    return static_cast<double>(max);
   }
   // The CDF's steps: (a non-empty bucket's upper edge, samples in it), in increasing order.
   std::vector<std::pair<double, uint64_t>> steps() const {

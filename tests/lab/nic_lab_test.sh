@@ -9,7 +9,8 @@
 #     worker its CPU, at least 4x fewer (it measures 40-300x fewer: the queue sits near ECN's
 #     Kmin, far below 4 x XOFF, where none holds it) and a median queue under half of none's;
 #     the --json shape: runs[].hosts[] {name, goodput_gbps, rate_gbps_final, cnp_sent,
-#     cnp_received, retransmitted} and runs[].collectives (empty here);
+#     cnp_received, retransmitted}, each sender's completion-time CDF (fct_us.cdf) holding its
+#     messages, and runs[].collectives (empty here);
 #   - allreduce: both sizes done, runs[].collectives[] {op, size_bytes, time_us, algbw_gbps,
 #     busbw_gbps} with busbw = algbw x 2(n-1)/n, the nccl-tests table printed;
 #   - the files: summary.csv, hosts.csv, collectives.csv, per-run series CSVs and, with
@@ -142,6 +143,12 @@ for n, r in runs.items():
     senders = [hosts['h%d' % i] for i in range(1, 5)]
     check(all(h['goodput_gbps'] > 0 and h['messages_done'] > 0 for h in senders),
           '%s: every sender completed messages' % n)
+    # The completion-time CDF's steps hold every completed message once, in increasing order.
+    cdfs = [(h.get('fct_us') or {}).get('cdf') or [] for h in senders]
+    check(all(sum(c for _, c in cdf) == h['messages_done'] and [u for u, _ in cdf] == sorted(u for u, _ in cdf)
+              for h, cdf in zip(senders, cdfs)),
+          '%s: hosts[].fct_us.cdf counts each sender\'s messages once (%s vs %s)'
+          % (n, [sum(c for _, c in cdf) for cdf in cdfs], [h['messages_done'] for h in senders]))
 if len(fail) == 0:
     d, z = runs['cc=dcqcn'], runs['cc=none']
     hd = {h['name']: h for h in d['hosts']}

@@ -131,8 +131,9 @@ FIGURES (per run; the table, --json and summary.csv)
                       payload over the time each took, summed), rate_gbps_final (their DCQCN
                       rates at the end, summed; null for a host that only answers),
                       cnp_sent (as a receiver), cnp_received, retransmitted, naks_received,
-                      timeouts, messages_done, fct_us (message completion, post to last ACK:
-                      its one requester QP's mean/p50/p99/max), goodput_gbps_steady,
+                      timeouts, messages_done, fct_us (message completion, post to last ACK,
+                      over its requester QPs: mean/p50/p99/max and cdf, the histogram's steps
+                      [[upper edge us, messages], ...]), goodput_gbps_steady,
                       messages_steady, fct_mean_us_steady (in the steady window below, from
                       the series), qps: [per QP]}
   senders_goodput_gbps
@@ -198,8 +199,8 @@ OUTPUT (in --out DIR, default ./lab-NAME-YYYYmmdd-HHMMSS)
                                           over time, and under them the bottleneck's queue
                                           with the ECN Kmin/Kmax and PFC lines: DCQCN's
                                           convergence plot
-  fct_cdf.png                             message completion times of those QPs: the points
-                                          of each QP's CDF the stats give (p50, p99, max)
+  fct_cdf.png                             message completion time CDFs of those QPs (of their
+                                          hosts past 8 QPs a run, of the run past 8 hosts)
   collectives.csv, busbw_vs_size.png      with collectives: one row per run and collective;
                                           busbw (and algbw) in GB/s against the size
   With --json, stdout holds only {"runs": [{"run", "policy" or "value", "goodput_fraction",

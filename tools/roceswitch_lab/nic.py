@@ -74,9 +74,10 @@ def nic_figures(stats, samples, exp, el):
 
         def total(k, qs=qps):
             return sum(q.get(k, 0) or 0 for q in qs)
-        fct = None
+        # Over all its requester QPs (the NIC's totals), or its one QP's from an older switch.
+        fct = (nic.get('totals') or {}).get('fct_us')
         done = [q for q in req if q.get('messages_done')]
-        if len(done) == 1:
+        if fct is None and len(done) == 1:
             fct = done[0].get('fct_us')
         rx = total('rx_bytes', resp)
         hosts.append({

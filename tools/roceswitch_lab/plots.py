@@ -118,6 +118,41 @@ def plots(out_dir, exp, runs, tables, out):
     return written
 
 
+FCT_CURVES = 8   # CDF curves a run draws at most: its QPs', else its hosts', else its own
+
+
+def cdf_points(steps):
+    """([ms], [fraction]) of a CDF from the stats' steps [[upper edge us, messages], ...]."""
+    n = sum(c for _, c in steps)
+    if not n:
+        return [], []
+    xs, ys, acc = [steps[0][0] / 1e3], [0.0], 0
+    for upper_us, c in steps:
+        acc += c
+        xs.append(upper_us / 1e3)
+        ys.append(acc / n)
+    return xs, ys
+
+
+def fct_curves(hosts):
+    """[(kind, steps)]: the sender QPs' completion-time CDFs, or their hosts' when there are
+    more than FCT_CURVES, or the run's when there are that many hosts too."""
+    qps = [(q['qp'], (q.get('fct_us') or {}).get('cdf')) for h in hosts for q in h['qps']
+           if sends(q) and q.get('messages_done')]
+    qps = [(k, s) for k, s in qps if s]
+    if len(qps) <= FCT_CURVES:
+        return [('qp', s) for _, s in qps]
+    per_host = [(h['name'], (h.get('fct_us') or {}).get('cdf')) for h in hosts if h.get('sends')]
+    per_host = [(k, s) for k, s in per_host if s]
+    if len(per_host) <= FCT_CURVES:
+        return [('host', s) for _, s in per_host]
+    merged = {}
+    for _, steps in per_host:
+        for upper, c in steps:
+            merged[upper] = merged.get(upper, 0) + c
+    return [('run', sorted([u, c] for u, c in merged.items()))]
+
+
 def nic_plots(plt, out_dir, exp, done, column):
     """rates_and_queue.png and fct_cdf.png for runs whose QPs send traffic of their own;
     busbw_vs_size.png for runs with collectives."""
@@ -188,33 +223,31 @@ def nic_plots(plt, out_dir, exp, done, column):
         fig.suptitle('%s: sender rates and the bottleneck queue' % exp.name)
         save(fig, 'rates_and_queue.png')
 
-        # Message completion times: the points of each QP's CDF the stats give.
+        # Message completion times: each sender QP's CDF (each host's, past FCT_CURVES QPs in
+        # a run; the run's, past that many hosts), from the histogram's steps in the stats.
         fig, ax = plt.subplots(1, 1, figsize=(8, 4.8))
         colours = plt.rcParams['axes.prop_cycle'].by_key()['color']
         lo = hi = None
+        what = 'QP'
         for i, (r, tb, names) in enumerate(senders):
             c = colours[i % len(colours)]
-            first = True
-            for h in r.get('hosts') or []:
-                for q in h['qps']:
-                    f = q.get('fct_us') or {}
-                    if not sends(q) or not q.get('messages_done') or not f.get('p50'):
-                        continue
-                    xs = [f['p50'] / 1e3, f['p99'] / 1e3, f['max'] / 1e3]
-                    ax.plot(xs, [0.5, 0.99, 1.0], color=c, linewidth=0.8, alpha=0.7,
-                            label=r['run'] if first else None)
-                    for x, y, mk in zip(xs, (0.5, 0.99, 1.0), 'o^s'):
-                        ax.plot([x], [y], color=c, marker=mk, markersize=5)
-                    first = False
-                    lo = min(xs) if lo is None else min(lo, min(xs))
-                    hi = max(xs) if hi is None else max(hi, max(xs))
+            curves = fct_curves(r.get('hosts') or [])
+            what = 'QP' if curves and curves[0][0] == 'qp' else 'host' if curves and curves[0][0] == 'host' else 'run'
+            for j, (_, steps) in enumerate(curves):
+                xs, ys = cdf_points(steps)
+                if not xs:
+                    continue
+                ax.step(xs, ys, where='post', color=c, linewidth=1.0, alpha=0.8,
+                        label=r['run'] if j == 0 else None)
+                lo = xs[0] if lo is None else min(lo, xs[0])
+                hi = xs[-1] if hi is None else max(hi, xs[-1])
         if lo and hi and hi / lo > 20:
             ax.set_xscale('log')
         ax.set_ylim(0, 1.05)
         ax.set_xlabel('message completion time (ms): post to last ACK')
         ax.set_ylabel('fraction of messages')
-        ax.set_title('%s: each sender QP\'s p50 (o), p99 (^) and max (s), all its messages: the '
-                     'points of its CDF the stats give' % exp.name, fontsize=9)
+        ax.set_title('%s: message completion time CDF, one curve per %s (buckets within 25 %%)'
+                     % (exp.name, what), fontsize=9)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         save(fig, 'fct_cdf.png')
