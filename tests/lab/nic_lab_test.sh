@@ -5,9 +5,10 @@
 # `roceswitch-lab run --json` (and the printed tables):
 #   - incast: one run per value of experiment.vary (ports[*].host.nic.cc = dcqcn, none), each
 #     lossless (no drops); under DCQCN the receiver sent CNPs and the senders received them, under
-#     none nobody did; DCQCN asked for fewer PFC frames than none; on a machine that gave the
-#     worker its CPU, at least 4x fewer (it measures 40-300x fewer: the queue sits near ECN's
-#     Kmin, far below 4 x XOFF, where none holds it) and a median queue under half of none's;
+#     none nobody did and the switch sent PFC; on a machine that gave the worker its CPU, DCQCN
+#     asked for at least 4x fewer PFC frames than none (it measures 40-300x fewer: the queue
+#     sits near ECN's Kmin, far below 4 x XOFF, where none holds it) and a median queue under
+#     half of none's;
 #     the --json shape: runs[].hosts[] {name, goodput_gbps, rate_gbps_final, cnp_sent,
 #     cnp_received, retransmitted}, each sender's completion-time CDF (fct_us.cdf) holding its
 #     messages, and runs[].collectives (empty here);
@@ -28,15 +29,12 @@ set -euo pipefail
 ROCESWITCH="${1:-}"
 # shellcheck source=../integration/common.sh
 source "$(dirname "$0")/../integration/common.sh"
-require_binary
-command -v "$PY" >/dev/null || { log "SKIP: no $PY"; exit 77; }
-"$PY" -c 'import yaml' 2>/dev/null || { log "SKIP: $PY has no yaml (apt install python3-yaml)"; exit 77; }
+# shellcheck source=lab_lib.sh
+source "$(dirname "$0")/lab_lib.sh"
+require_lab
 
-LAB="$REPO_ROOT/tools/roceswitch-lab"
 INCAST="$REPO_ROOT/experiments/incast_dcqcn.yaml"
 RING="$REPO_ROOT/experiments/allreduce_ring8.yaml"
-BUILD="$(cd "$(dirname "$ROCESWITCH")/.." && pwd)"   # the lab runs BUILD/app/roceswitch
-[ "$BUILD/app/roceswitch" -ef "$ROCESWITCH" ] || die "$ROCESWITCH is not BUILD/app/roceswitch"
 
 T="$(mktemp -d -t rs-niclab.XXXXXX)"
 trap 'rm -rf "$T"' EXIT
@@ -114,13 +112,7 @@ incast_claims() {
 import json, math, sys
 doc = json.load(open(sys.argv[1]))
 busy = sys.argv[2] == '1'
-fail = []
-def check(ok, what):
-    print('    %s %s' % ('ok  ' if ok else 'FAIL', what))
-    if not ok:
-        fail.append(what)
-def num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+from claims import check, done, fail, num
 runs = {r['run']: r for r in doc['runs']}
 check(list(runs) == ['cc=dcqcn', 'cc=none'], 'one run per value, in order (%s)' % list(runs))
 check(doc.get('vary') == {'key': 'ports[*].host.nic.cc', 'values': ['dcqcn', 'none']},
@@ -157,11 +149,12 @@ if len(fail) == 0:
           % (hd['h0']['cnp_sent'], [hd['h%d' % i]['cnp_received'] for i in range(1, 5)]))
     check(z['cnp_sent'] == 0 and z['cnp_received'] == 0, 'none: no CNPs (sent %d, received %d)'
           % (z['cnp_sent'], z['cnp_received']))
-    check(z['pfc_frames_sent'] > 0 and d['pfc_frames_sent'] < z['pfc_frames_sent'],
-          'DCQCN: fewer PFC frames than none (%d vs %d)' % (d['pfc_frames_sent'], z['pfc_frames_sent']))
+    check(z['pfc_frames_sent'] > 0, 'none: the switch sent PFC frames (%d)' % z['pfc_frames_sent'])
     if busy:
-        print('    SKIP 4x fewer PFC frames and the queue: the machine was too busy for the emulator '
-              'to keep real time')
+        # A worker on a CPU half the time makes up lost time in bursts and fires DCQCN's timers
+        # all at once: seen at 45 %, DCQCN then asked for more PFC frames than none.
+        print('    SKIP fewer (4x fewer) PFC frames and the queue: the machine was too busy for the '
+              'emulator to keep real time (%d vs %d PFC frames)' % (d['pfc_frames_sent'], z['pfc_frames_sent']))
     else:
         check(d['pfc_frames_sent'] * 4 < z['pfc_frames_sent'],
               'DCQCN: at least 4x fewer PFC frames than none (%d vs %d)'
@@ -169,10 +162,10 @@ if len(fail) == 0:
         check(d['bottleneck_median_queue_bytes'] * 2 < z['bottleneck_median_queue_bytes'],
               'DCQCN holds h0\'s queue under half of none\'s (median %s vs %s bytes)'
               % (d['bottleneck_median_queue_bytes'], z['bottleneck_median_queue_bytes']))
-sys.exit(1 if fail else 0)
+done()
 EOF
 }
-check "incast_dcqcn: the --json shape and DCQCN's claims (CNPs, fewer PFC frames, lossless)" incast_claims
+check "incast_dcqcn: the --json shape and DCQCN's claims (CNPs, PFC, lossless)" incast_claims
 
 incast_files() {
   local f
@@ -199,13 +192,7 @@ ring_claims() {
 import json, math, sys
 doc = json.load(open(sys.argv[1]))
 printed = open(sys.argv[2]).read()
-fail = []
-def check(ok, what):
-    print('    %s %s' % ('ok  ' if ok else 'FAIL', what))
-    if not ok:
-        fail.append(what)
-def num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+from claims import check, done, fail, num
 runs = doc['runs']
 check([r.get('value') for r in runs] == [65536, 1048576], 'one run per size (%s)' % [r.get('value') for r in runs])
 for r in runs:
@@ -224,7 +211,7 @@ for r in runs:
     check(r['drops'] == 0 and r['lossless_drops'] == 0, '%s: lossless (drops %s)' % (r['run'], r['drops']))
 check('# Avg bus bandwidth' in printed and 'busbw' in printed and '1048576' in printed,
       'the nccl-tests table was printed')
-sys.exit(1 if fail else 0)
+done()
 EOF
 }
 check "allreduce_ring8: both sizes done, nccl-tests' figures in --json and the table" ring_claims

@@ -27,14 +27,11 @@ set -euo pipefail
 ROCESWITCH="${1:-}"
 # shellcheck source=../integration/common.sh
 source "$(dirname "$0")/../integration/common.sh"
-require_binary
-command -v "$PY" >/dev/null || { log "SKIP: no $PY"; exit 77; }
-"$PY" -c 'import yaml' 2>/dev/null || { log "SKIP: $PY has no yaml (apt install python3-yaml)"; exit 77; }
+# shellcheck source=lab_lib.sh
+source "$(dirname "$0")/lab_lib.sh"
+require_lab
 
-LAB="$REPO_ROOT/tools/roceswitch-lab"
 EXP="$REPO_ROOT/experiments/uplink_skew.yaml"
-BUILD="$(cd "$(dirname "$ROCESWITCH")/.." && pwd)"   # the lab runs BUILD/app/roceswitch
-[ "$BUILD/app/roceswitch" -ef "$ROCESWITCH" ] || die "$ROCESWITCH is not BUILD/app/roceswitch"
 # A busy machine: the worker thread (a busy poller) was on a CPU less than CPU_MIN of the time
 # in some run (from the kernel's schedstat), or spray's senders, which nothing pauses, sent
 # less than REALTIME_MIN of their rate. On a quiet machine these are ~1.0 and ~0.97.
@@ -131,13 +128,7 @@ import json, math, sys
 doc = json.load(open(sys.argv[1]))
 busy = sys.argv[2] == '1'
 runs = {r['policy']: r for r in doc['runs']}
-fail = []
-def check(ok, what):
-    print('    %s %s' % ('ok  ' if ok else 'FAIL', what))
-    if not ok:
-        fail.append(what)
-def num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+from claims import check, done, fail, num
 
 check(sorted(runs) == sorted(['ecmp', 'spray', 'drill', 'per_packet_quality']), 'one run per policy')
 for p, r in sorted(runs.items()):
@@ -170,7 +161,7 @@ else:
           'ecmp: goodput_fraction %.3f <= 0.85 and >= 0.10 below the lowest other (%.3f)'
           % (e['goodput_fraction'], low))
 print('    goodput: ' + ', '.join('%s %.3f' % (p, r['goodput_fraction']) for p, r in runs.items()))
-sys.exit(1 if fail else 0)
+done()
 EOF
 }
 check "the experiment's claims (ordering, losslessness, ecmp below per-packet policies)" claims
