@@ -22,6 +22,7 @@
 #include "control/runtime/control_api.h"
 #include "control/server/control_server.h"
 #include "app/eal_args.h"
+#include "app/fabric_run.h"
 #include "app/observability.h"
 #include "app/report.h"
 #include "app/routing_stats.h"
@@ -45,7 +46,9 @@ three emulated RoCE hosts incast into a fourth over emulated 1 Gb/s links for 10
 lossless priority (PFC, ECN and the PFC watchdog on), beside a lossy flow that is dropped.
 
 options:
-  --config FILE          switch configuration (YAML); see README "Configuration"
+  --config FILE          switch configuration (YAML); see README "Configuration". A file with
+                         a top-level `fabric:` is a fabric of switches run on a virtual clock
+                         (docs/fabric.md): --duration is then virtual time
   --duration SECONDS     stop after this long (0 = until SIGINT/SIGTERM; default: the config's
                          switch.duration_s, 10 for the demo)
   --stats-json FILE      write every counter as JSON at exit
@@ -211,6 +214,22 @@ int main(int argc, char** argv) {
   }
   if (!opt.series.empty() && opt.series_ms <= 0) usage_error("--series needs --series-ms");
 
+  // A fabric file: many switches on one virtual clock (docs/fabric.md), its own run loop.
+  if (!opt.config.empty() && rs::is_fabric_file(opt.config)) {
+    rs::FabricRunSpec fabric;
+    try {
+      fabric = rs::load_fabric_file(opt.config);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "roceswitch: bad configuration: {}\n", e.what());
+      return 2;
+    }
+    if (opt.check_only) {
+      fmt::print("{}: ok (fabric: {} switches, {} cables)\n", fabric.source, fabric.fabric.switches.size(),
+                 fabric.fabric.cables.size());
+      return 0;
+    }
+    return rs::run_fabric(fabric, {.eal_user = eal_user, .duration_s = opt.duration, .stats_json = opt.stats_json, .quiet = opt.quiet});
+  }
   // Everything the user wrote is validated before DPDK starts: a bad file costs nothing.
   rs::SwitchConfig cfg;
   try {

@@ -127,16 +127,10 @@ void read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& p
 
 namespace {
 
-SwitchConfig load_unguarded(const std::string& text, const std::string& source) {
+SwitchConfig load_root(const YAML::Node& root, const std::string& source, bool fabric) {
   ConfigReader rd(source);
   SwitchConfig cfg;
   cfg.source = source;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
-  }
   // An empty file or a lone scalar: the message needs a place to name, as every other one has.
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (switch, ports, routes, ...)");
   rd.keys(root, "", {"switch", "qos", "ports", "nexthop_groups", "routes", "buffer", "wred_profiles", "queue_wred", "pfcwd",
@@ -186,8 +180,12 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
     if (kind == "ethdev") ps.kind = PortKind::Ethdev;
     else if (kind == "emulated_host") ps.kind = PortKind::EmulatedHost;
     else if (kind == "nic") ps.kind = PortKind::Nic;
-    else rd.fail(p["kind"], pp + ".kind", "expected 'ethdev', 'emulated_host' or 'nic'");
-    if (ps.kind == PortKind::Ethdev) {
+    else if (kind == "link" && fabric) ps.kind = PortKind::Link;
+    else rd.fail(p["kind"], pp + ".kind", fabric ? "expected 'ethdev', 'emulated_host', 'nic' or 'link'" : "expected 'ethdev', 'emulated_host' or 'nic'");
+    if (ps.kind == PortKind::Link) {
+      // A cable to another switch of the fabric, which joins it.
+      if (p["devargs"] || p["host"]) rd.fail(p["devargs"] ? p["devargs"] : p["host"], pp, "a link port takes neither devargs nor host");
+    } else if (ps.kind == PortKind::Ethdev) {
       if (!p["devargs"]) rd.fail(p, pp + ".devargs", "missing: an ethdev port needs DPDK devargs (e.g. net_pcap0,rx_pcap=in.pcap)");
       ps.devargs = rd.str(p["devargs"], pp + ".devargs");
       if (p["host"]) rd.fail(p["host"], pp + ".host", "only emulated_host ports have a host");
@@ -361,15 +359,27 @@ SwitchConfig load_unguarded(const std::string& text, const std::string& source) 
 
 }  // namespace
 
-SwitchConfig load_config_text(const std::string& text, const std::string& source) {
+SwitchConfig load_config_node(const YAML::Node& root, const std::string& source, bool fabric) {
   try {
-    return load_unguarded(text, source);
+    return load_root(root, source, fabric);
   } catch (const YAML::Exception& e) {
     // A read the checks above did not guard (a node of the wrong kind subscripted or converted):
     // still a refusal with the line, never an escaping exception. fuzz_config reports these
     // ("(structure)") so that the missing check gets written.
     throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
   }
+}
+
+SwitchConfig load_config_text(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(source, e.mark.line + 1, "(syntax)", e.msg);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(syntax)", e.msg);
+  }
+  return load_config_node(root, source, false);
 }
 
 SwitchConfig load_config_file(const std::string& path) {

@@ -2,6 +2,8 @@
 // file, the line, the key path and the reason; nothing is applied until the whole file is
 // valid (the Switch is only built from a complete SwitchConfig).
 #pragma once
+#include <yaml-cpp/yaml.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +19,9 @@ class ConfigError : public std::runtime_error {
 };
 
 SwitchConfig load_config_text(const std::string& yaml_text, const std::string& source);
+// The same from a parsed document (its nodes keep their lines in `source`). `fabric`: a switch
+// of a fabric, whose ports may also be `kind: link` (cables the fabric joins; docs/fabric.md).
+SwitchConfig load_config_node(const YAML::Node& root, const std::string& source, bool fabric);
 SwitchConfig load_config_file(const std::string& path);
 
 }  // namespace rs

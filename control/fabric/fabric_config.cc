@@ -1,0 +1,175 @@
+#include "control/fabric/fabric_config.h"
+
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "control/config/config_loader.h"
+#include "control/config/config_reader.h"
+#include "control/config/routing_config.h"
+#include "control/fabric/fabric_topology.h"
+
+namespace rs {
+
+namespace {
+
+// Every switch's settings and the two port templates (a host port, a cable port), read by the
+// switch loader from `switch_defaults` with two ports added, so its checks and its errors (the
+// fabric file's lines) are the switch config's.
+SwitchConfig read_defaults(const YAML::Node& defaults, const std::string& source, const LeafSpineSpec& ls, double cable_m) {
+  YAML::Node root = defaults ? YAML::Clone(defaults) : YAML::Node(YAML::NodeType::Map);
+  YAML::Node host, link;
+  host["name"] = "host";
+  host["kind"] = "emulated_host";
+  host["speed_gbps"] = ls.host_gbps;
+  host["host"]["ip"] = "10.0.0.2";
+  host["host"]["mac"] = "02:00:00:00:00:02";  // the template's; leaf_spine gives each host its own
+  link["name"] = "cable";
+  link["kind"] = "link";
+  link["speed_gbps"] = ls.uplink_gbps;
+  link["cable_length_m"] = cable_m;
+  root["ports"].push_back(host);
+  root["ports"].push_back(link);
+  return load_config_node(root, source, true);
+}
+
+// "leaf2.h3" -> (switch index, port index) in f.
+std::pair<std::size_t, uint16_t> host_port(const ConfigReader& rd, const YAML::Node& n, const std::string& path, const FabricSpec& f) {
+  const std::string name = rd.str(n, path);
+  const auto dot = name.find('.');
+  for (std::size_t s = 0; dot != std::string::npos && s < f.switches.size(); ++s) {
+    if (f.switches[s].name != name.substr(0, dot)) continue;
+    const auto& ports = f.switches[s].cfg.ports;
+    for (std::size_t p = 0; p < ports.size(); ++p)
+      if (ports[p].name == name.substr(dot + 1) && ports[p].kind == PortKind::EmulatedHost) return {s, static_cast<uint16_t>(p)};
+  }
+  rd.fail(n, path, fmt::format("no host '{}' (hosts are SWITCH.PORT: leaf1.h1 ...)", name));
+}
+
+FabricRunSpec load(const YAML::Node& root, const std::string& source) {
+  ConfigReader rd(source);
+  if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (fabric, switch_defaults, flows)");
+  rd.keys(root, "", {"fabric", "switch_defaults", "flows"});
+  const YAML::Node fab = root["fabric"];
+  if (!fab) rd.fail(root, "fabric", "missing");
+  rd.keys(fab, "fabric", {"leaf_spine", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "cable_events"});
+  FabricRunSpec out;
+  out.source = source;
+  LeafSpineSpec ls;
+  double cable_m = 100;
+  const YAML::Node topo = fab["leaf_spine"];
+  if (!topo) rd.fail(fab, "fabric.leaf_spine", "missing: the topology (spines, leaves, hosts_per_leaf, ...)");
+  rd.keys(topo, "fabric.leaf_spine", {"spines", "leaves", "hosts_per_leaf", "links_per_pair", "host_gbps", "uplink_gbps", "cable_m", "loss"});
+  auto count = [&](const char* k, unsigned& v) {
+    if (auto x = topo[k]) v = static_cast<unsigned>(rd.integer(x, fmt::format("fabric.leaf_spine.{}", k), 1, 250));
+  };
+  count("spines", ls.spines);
+  count("leaves", ls.leaves);
+  count("hosts_per_leaf", ls.hosts_per_leaf);
+  count("links_per_pair", ls.links_per_pair);
+  if (auto x = topo["host_gbps"]) ls.host_gbps = rd.real(x, "fabric.leaf_spine.host_gbps", 0.001, 800);
+  if (auto x = topo["uplink_gbps"]) ls.uplink_gbps = rd.real(x, "fabric.leaf_spine.uplink_gbps", 0.001, 800);
+  if (auto x = topo["cable_m"]) cable_m = rd.real(x, "fabric.leaf_spine.cable_m", 0, 100000);
+  if (auto x = topo["loss"]) ls.cable_loss = rd.real(x, "fabric.leaf_spine.loss", 0, 1);
+  ls.cable_delay_ns = static_cast<uint64_t>(cable_m * 5);  // light in fibre: 5 ns a metre
+  if (auto x = fab["seed"]) ls.seed = static_cast<uint64_t>(rd.integer(x, "fabric.seed", 0, 0xFFFFFFFF));
+  if (auto x = fab["policy"]) ls.policy = read_policy(rd, x, "fabric.policy");
+  // The sections that are every switch's; ports, groups and routes are the fabric's to make.
+  if (auto d = root["switch_defaults"])
+    rd.keys(d, "switch_defaults", {"switch", "qos", "buffer", "wred_profiles", "queue_wred", "pfcwd", "load_view", "limits", "copp"});
+  const SwitchConfig defaults = read_defaults(root["switch_defaults"], source, ls, cable_m);
+  ls.base = defaults;
+  ls.host_port = defaults.ports[0];
+  ls.fabric_port = defaults.ports[1];
+  ls.host_port.host = HostSpec{};
+  out.fabric = leaf_spine(ls);
+  if (auto x = fab["step_ns"]) out.fabric.step_ns = static_cast<uint64_t>(rd.integer(x, "fabric.step_ns", 1, 1'000'000));
+  if (auto x = fab["max_jump_us"]) out.fabric.max_jump_ns = rd.nanoseconds(x, "fabric.max_jump_us", 0, 1e6, 1e3);
+  if (auto x = fab["duration_ms"]) out.duration_s = rd.real(x, "fabric.duration_ms", 0.001, 1e7) / 1e3;
+  if (auto ev = fab["cable_events"]) {
+    rd.seq(ev, "fabric.cable_events");
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      const std::string ep = fmt::format("fabric.cable_events[{}]", i);
+      rd.keys(ev[i], ep, {"cable", "at_ms", "state"});
+      for (const char* k : {"cable", "at_ms", "state"})
+        if (!ev[i][k]) rd.fail(ev[i], ep + "." + k, "missing");
+      // A cable by either end: leaf1.up2 or spine2.down1.
+      const std::string end = rd.str(ev[i]["cable"], ep + ".cable");
+      FabricCable* cable = nullptr;
+      for (auto& c : out.fabric.cables) {
+        const std::string a = out.fabric.switches[c.a_switch].name + "." + out.fabric.switches[c.a_switch].cfg.ports[c.a_port].name;
+        const std::string b = out.fabric.switches[c.b_switch].name + "." + out.fabric.switches[c.b_switch].cfg.ports[c.b_port].name;
+        if (end == a || end == b || end == c.name) cable = &c;
+      }
+      if (!cable) rd.fail(ev[i]["cable"], ep + ".cable", fmt::format("no cable '{}' (name one by an end: leaf1.up1)", end));
+      const uint64_t at = rd.nanoseconds(ev[i]["at_ms"], ep + ".at_ms", 0, 1e7, 1e6);
+      const std::string st = rd.str(ev[i]["state"], ep + ".state");
+      if (st != "up" && st != "down") rd.fail(ev[i]["state"], ep + ".state", "expected 'up' or 'down'");
+      if (!cable->events.empty() && cable->events.back().first > at)
+        rd.fail(ev[i]["at_ms"], ep + ".at_ms", "before this cable's previous event: list a cable's events in time order");
+      cable->events.push_back({at, st == "up"});
+    }
+  }
+  if (auto fl = root["flows"]) {
+    rd.seq(fl, "flows");
+    for (std::size_t i = 0; i < fl.size(); ++i) {
+      const std::string fp = fmt::format("flows[{}]", i);
+      rd.keys(fl[i], fp, {"from", "to", "rate_gbps", "dscp", "payload", "qp", "start_ms", "stop_ms"});
+      for (const char* k : {"from", "to"})
+        if (!fl[i][k]) rd.fail(fl[i], fp + "." + k, "missing");
+      const auto [fs, fp_port] = host_port(rd, fl[i]["from"], fp + ".from", out.fabric);
+      const auto [ts, tp_port] = host_port(rd, fl[i]["to"], fp + ".to", out.fabric);
+      if (fs == ts && fp_port == tp_port) rd.fail(fl[i]["to"], fp + ".to", "a host does not send to itself");
+      HostFlowSpec s;
+      s.dst_ip = out.fabric.switches[ts].cfg.ports[tp_port].host.ip;
+      if (auto x = fl[i]["rate_gbps"]) s.rate_gbps = rd.real(x, fp + ".rate_gbps", 1e-6, 800);
+      if (auto x = fl[i]["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, fp + ".dscp", 0, 63));
+      if (auto x = fl[i]["payload"]) s.payload = static_cast<uint32_t>(rd.integer(x, fp + ".payload", 0, 1400));
+      s.qp = fl[i]["qp"] ? static_cast<uint32_t>(rd.integer(fl[i]["qp"], fp + ".qp", 1, 0xFFFFFF)) : static_cast<uint32_t>(0x1000 + i);
+      if (auto x = fl[i]["start_ms"]) s.start_ns = rd.nanoseconds(x, fp + ".start_ms", 0, 1e7, 1e6);
+      if (auto x = fl[i]["stop_ms"]) s.stop_ns = rd.nanoseconds(x, fp + ".stop_ms", 0, 1e7, 1e6);
+      out.fabric.switches[fs].cfg.ports[fp_port].host.flows.push_back(s);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+FabricRunSpec load_fabric_text(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(syntax)", e.msg);
+  }
+  try {
+    return load(root, source);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(source, 0, "fabric.leaf_spine", e.what());
+  }
+}
+
+FabricRunSpec load_fabric_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, 0, "(file)", "cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_fabric_text(ss.str(), path);
+}
+
+bool is_fabric_file(const std::string& path) {
+  try {
+    const YAML::Node root = YAML::LoadFile(path);
+    return root.IsMap() && root["fabric"];
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+}  // namespace rs

@@ -1,0 +1,26 @@
+// Reads a fabric file (docs/fabric.md): `fabric:` (the topology from a few numbers, its cables'
+// delay and loss, the routing policy of its groups, the clock's step, scheduled cable cuts),
+// `switch_defaults:` (every switch's settings, as a roceswitch config without ports, groups or
+// routes: qos, buffer, wred_profiles, queue_wred, pfcwd, load_view, limits, copp, switch) and
+// `flows:` (constant-rate RoCE flows between hosts named leafN.hM). Errors name the file, the
+// line, the key path and the reason, as the switch config's do.
+#pragma once
+#include <string>
+
+#include "dataplane/fabric/fabric.h"
+
+namespace rs {
+
+struct FabricRunSpec {
+  FabricSpec fabric;
+  double duration_s = 0.01;
+  std::string source;
+};
+
+// Whether a YAML document is a fabric (it has a top-level `fabric:`); false when it does not
+// parse (the switch loader then says why).
+bool is_fabric_file(const std::string& path);
+FabricRunSpec load_fabric_text(const std::string& text, const std::string& source);
+FabricRunSpec load_fabric_file(const std::string& path);
+
+}  // namespace rs
