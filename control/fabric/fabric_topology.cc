@@ -37,6 +37,16 @@ FabricSpec leaf_spine(const LeafSpineSpec& s) {
   for (auto [what, n] : {std::pair{"spines", s.spines}, {"leaves", s.leaves}, {"hosts_per_leaf", s.hosts_per_leaf},
                          {"links_per_pair", s.links_per_pair}})
     if (n == 0 || n > 250) throw std::invalid_argument(fmt::format("{}: {} is out of range [1, 250]", what, n));
+  // Every switch's ports within a switch's (a leaf: its hosts and uplinks; a spine: a cable to
+  // each leaf), and a fabric one machine can hold.
+  if (s.hosts_per_leaf + s.spines * s.links_per_pair > kMaxPorts)
+    throw std::invalid_argument(fmt::format("a leaf would have {} ports (hosts_per_leaf + spines x links_per_pair); a switch has at most {}",
+                                            s.hosts_per_leaf + s.spines * s.links_per_pair, kMaxPorts));
+  if (s.leaves * s.links_per_pair > kMaxPorts)
+    throw std::invalid_argument(fmt::format("a spine would have {} ports (leaves x links_per_pair); a switch has at most {}",
+                                            s.leaves * s.links_per_pair, kMaxPorts));
+  if (s.spines + s.leaves > kMaxFabricSwitches)
+    throw std::invalid_argument(fmt::format("{} switches; a fabric has at most {}", s.spines + s.leaves, kMaxFabricSwitches));
   FabricSpec f;
   for (unsigned i = 1; i <= s.spines; ++i) {
     FabricSwitch sw{fmt::format("spine{}", i), s.base};

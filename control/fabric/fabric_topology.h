@@ -15,6 +15,9 @@
 
 namespace rs {
 
+// Each switch holds its own mbuf pool and tables: this many fit the memory a test machine has.
+inline constexpr unsigned kMaxFabricSwitches = 64;
+
 struct LeafSpineSpec {
   unsigned spines = 2, leaves = 2, hosts_per_leaf = 2, links_per_pair = 1;
   double host_gbps = 100, uplink_gbps = 100;
@@ -29,7 +32,8 @@ struct LeafSpineSpec {
   PolicySpec policy;  // of the groups towards the spines (and, on a spine, towards a leaf)
 };
 
-// Throws std::invalid_argument for sizes the addressing cannot hold (0, or above 250).
+// Throws std::invalid_argument for sizes the addressing cannot hold (0, or above 250), a switch
+// with more than kMaxPorts ports, or more than kMaxFabricSwitches switches.
 FabricSpec leaf_spine(const LeafSpineSpec& spec);
 
 // Adds the routes (and groups) to every switch of `f`; cables must be in place. Throws when

@@ -312,6 +312,15 @@ def config_seeds():
     return seeds
 
 
+FABRIC_CUT = """fabric:
+  leaf_spine: {spines: 3, leaves: 2, hosts_per_leaf: 1, links_per_pair: 2, loss: 0.001}
+  policy: {name: flowlet_quality, idle_time_us: 64}
+  cable_events: [{cable: leaf1.up1, at_ms: 1, state: down}, {cable: spine2.down3, at_ms: 2, state: up}]
+switch_defaults: {switch: {mbufs: 4096}}
+flows: [{from: leaf1.h1, to: leaf2.h1, rate_gbps: 5, start_ms: 1}]
+"""
+
+
 MEMBERS = [{'port': 'h2', 'mac': '02:00:00:00:aa:02'}, {'port': 'h3', 'mac': '02:00:00:00:aa:03', 'weight': 2}]
 CONTROL = {
     'route_add': {'id': 1, 'op': 'route.add', 'prefix': '10.5.0.0/16', 'group': 'to_h1'},
@@ -379,6 +388,10 @@ WORDS = {
                 'limit_packets', 'wred_profiles', 'queue_wred', 'pfcwd', 'pfc_quanta', 'yaml', 'route.list', 'config.dump', 'state.hash',
                 '"prefix"', '"group"', '"members"', '"port"', '"mac"', '"weight"', '"policy"', '"nexthops"',
                 '"replace"', '"admin"', '"lines"', '::/0', '/32', 'h0', 'h1', 'h2', 'h3'],
+    'fabric_config': ['fabric', 'leaf_spine', 'spines', 'leaves', 'hosts_per_leaf', 'links_per_pair', 'host_gbps',
+                      'uplink_gbps', 'cable_m', 'loss', 'policy', 'step_ns', 'max_jump_us', 'duration_ms', 'seed',
+                      'cable_events', 'cable', 'at_ms', 'state', 'switch_defaults', 'flows', 'from', 'to', 'leaf1.h1',
+                      'leaf2.h1', 'spine1.down1', ': ', '- ', '{', '}'],
     'bmv2': ['table_add', 'table_delete', 'table_modify', 'table_dump', 'table_clear', 'table_set_default',
              'act_prof_create_member', 'act_prof_create_group', 'act_prof_add_member_to_group',
              'table_indirect_add', 'table_indirect_add_with_group', 'mirroring_add', 'mirroring_delete',
@@ -433,6 +446,9 @@ def main():
         write(out, 'nic_frames', n, d)
     for n, d in config_seeds().items():
         write(out, 'config', n, d)
+    with open(os.path.join(TOP, 'configs/fabric_leafspine.yaml')) as f:
+        write(out, 'fabric_config', 'leafspine', f.read())
+    write(out, 'fabric_config', 'cut', FABRIC_CUT)
     for n, d in CONTROL.items():
         write(out, 'control', n, json.dumps(d))
     for n, d in BMV2.items():
