@@ -87,6 +87,15 @@ std::string summary(const Fabric& fab) {
 int run_fabric(const FabricRunSpec& spec, const FabricRunOptions& o) {
   const double duration = o.duration_s >= 0 ? o.duration_s : spec.duration_s;
   EalPlan plan = plan_eal_args(o.eal_user, 0);
+  // Without hugepages the plan asks for 1 GiB of heap, one switch's worth: each switch holds its
+  // own route tables (rte_lpm's first level alone is 64 MiB) and mbuf pool.
+  uint64_t mb = 256;
+  for (const FabricSwitch& s : spec.fabric.switches) mb += 160 + uint64_t{s.cfg.mbufs} * 2560 / (1 << 20);
+  for (auto& a : plan.args)
+    if (a == "-m1024" && mb > 1024) {
+      a = fmt::format("-m{}", mb);
+      plan.notes.push_back(fmt::format("a fabric of {} switches: {} MiB of heap", spec.fabric.switches.size(), mb));
+    }
   for (auto& n : plan.notes) fmt::print(stderr, "roceswitch: {}\n", n);
   std::vector<char*> argv;
   for (auto& s : plan.args) argv.push_back(s.data());

@@ -19,21 +19,38 @@ namespace {
 // Every switch's settings and the two port templates (a host port, a cable port), read by the
 // switch loader from `switch_defaults` with two ports added, so its checks and its errors (the
 // fabric file's lines) are the switch config's.
-SwitchConfig read_defaults(const YAML::Node& defaults, const std::string& source, const LeafSpineSpec& ls, double cable_m) {
+SwitchConfig read_defaults(const YAML::Node& defaults, const std::string& source, double host_gbps, double link_gbps,
+                           double cable_m) {
   YAML::Node root = defaults ? YAML::Clone(defaults) : YAML::Node(YAML::NodeType::Map);
   YAML::Node host, link;
   host["name"] = "host";
   host["kind"] = "emulated_host";
-  host["speed_gbps"] = ls.host_gbps;
+  host["speed_gbps"] = host_gbps;
   host["host"]["ip"] = "10.0.0.2";
   host["host"]["mac"] = "02:00:00:00:00:02";  // the template's; leaf_spine gives each host its own
   link["name"] = "cable";
   link["kind"] = "link";
-  link["speed_gbps"] = ls.uplink_gbps;
+  link["speed_gbps"] = link_gbps;
   link["cable_length_m"] = cable_m;
   root["ports"].push_back(host);
   root["ports"].push_back(link);
   return load_config_node(root, source, true);
+}
+
+// A random permutation of n hosts with no host sending to itself (Sattolo's shuffle: one cycle
+// through every host), from a generator whose draws are the same everywhere for a seed.
+std::vector<std::pair<std::size_t, std::size_t>> permutation(std::size_t n, uint64_t seed) {
+  std::vector<std::size_t> to(n);
+  for (std::size_t i = 0; i < n; ++i) to[i] = i;
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (std::size_t i = n - 1; i > 0; --i) {
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;  // xorshift64*
+    const std::size_t j = static_cast<std::size_t>((x * 0x2545f4914f6cdd1dull) % i);
+    std::swap(to[i], to[j]);
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back({i, to[i]});
+  return out;
 }
 
 // "leaf2.h3" -> (switch index, port index) in f.
@@ -52,40 +69,57 @@ std::pair<std::size_t, uint16_t> host_port(const ConfigReader& rd, const YAML::N
 FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   ConfigReader rd(source);
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (fabric, switch_defaults, flows)");
-  rd.keys(root, "", {"fabric", "switch_defaults", "flows"});
+  rd.keys(root, "", {"fabric", "switch_defaults", "flows", "traffic"});
   const YAML::Node fab = root["fabric"];
   if (!fab) rd.fail(root, "fabric", "missing");
-  rd.keys(fab, "fabric", {"leaf_spine", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "cable_events"});
+  rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "cable_events"});
   FabricRunSpec out;
   out.source = source;
+  if (!fab["leaf_spine"] == !fab["fat_tree"]) rd.fail(fab, "fabric", "give exactly one topology: leaf_spine or fat_tree");
+  const bool ft = static_cast<bool>(fab["fat_tree"]);
+  const std::string tp = ft ? "fabric.fat_tree" : "fabric.leaf_spine";
+  const YAML::Node topo = fab[ft ? "fat_tree" : "leaf_spine"];
+  if (ft) rd.keys(topo, tp, {"k", "host_gbps", "link_gbps", "cable_m", "loss"});
+  else rd.keys(topo, tp, {"spines", "leaves", "hosts_per_leaf", "links_per_pair", "host_gbps", "uplink_gbps", "cable_m", "loss"});
   LeafSpineSpec ls;
-  double cable_m = 100;
-  const YAML::Node topo = fab["leaf_spine"];
-  if (!topo) rd.fail(fab, "fabric.leaf_spine", "missing: the topology (spines, leaves, hosts_per_leaf, ...)");
-  rd.keys(topo, "fabric.leaf_spine", {"spines", "leaves", "hosts_per_leaf", "links_per_pair", "host_gbps", "uplink_gbps", "cable_m", "loss"});
+  FatTreeSpec fts;
+  double cable_m = 100, host_gbps = 100, link_gbps = 100, loss = 0;
   auto count = [&](const char* k, unsigned& v) {
-    if (auto x = topo[k]) v = static_cast<unsigned>(rd.integer(x, fmt::format("fabric.leaf_spine.{}", k), 1, 250));
+    if (auto x = topo[k]) v = static_cast<unsigned>(rd.integer(x, fmt::format("{}.{}", tp, k), 1, 250));
   };
   count("spines", ls.spines);
   count("leaves", ls.leaves);
   count("hosts_per_leaf", ls.hosts_per_leaf);
   count("links_per_pair", ls.links_per_pair);
-  if (auto x = topo["host_gbps"]) ls.host_gbps = rd.real(x, "fabric.leaf_spine.host_gbps", 0.001, 800);
-  if (auto x = topo["uplink_gbps"]) ls.uplink_gbps = rd.real(x, "fabric.leaf_spine.uplink_gbps", 0.001, 800);
-  if (auto x = topo["cable_m"]) cable_m = rd.real(x, "fabric.leaf_spine.cable_m", 0, 100000);
-  if (auto x = topo["loss"]) ls.cable_loss = rd.real(x, "fabric.leaf_spine.loss", 0, 1);
-  ls.cable_delay_ns = static_cast<uint64_t>(cable_m * 5);  // light in fibre: 5 ns a metre
-  if (auto x = fab["seed"]) ls.seed = static_cast<uint64_t>(rd.integer(x, "fabric.seed", 0, 0xFFFFFFFF));
-  if (auto x = fab["policy"]) ls.policy = read_policy(rd, x, "fabric.policy");
+  count("k", fts.k);
+  if (auto x = topo["host_gbps"]) host_gbps = rd.real(x, tp + ".host_gbps", 0.001, 800);
+  if (auto x = topo[ft ? "link_gbps" : "uplink_gbps"]) link_gbps = rd.real(x, tp + (ft ? ".link_gbps" : ".uplink_gbps"), 0.001, 800);
+  if (auto x = topo["cable_m"]) cable_m = rd.real(x, tp + ".cable_m", 0, 100000);
+  if (auto x = topo["loss"]) loss = rd.real(x, tp + ".loss", 0, 1);
+  uint64_t seed = 1;
+  if (auto x = fab["seed"]) seed = static_cast<uint64_t>(rd.integer(x, "fabric.seed", 0, 0xFFFFFFFF));
+  PolicySpec policy;
+  if (auto x = fab["policy"]) policy = read_policy(rd, x, "fabric.policy");
   // The sections that are every switch's; ports, groups and routes are the fabric's to make.
   if (auto d = root["switch_defaults"])
     rd.keys(d, "switch_defaults", {"switch", "qos", "buffer", "wred_profiles", "queue_wred", "pfcwd", "load_view", "limits", "copp"});
-  const SwitchConfig defaults = read_defaults(root["switch_defaults"], source, ls, cable_m);
-  ls.base = defaults;
-  ls.host_port = defaults.ports[0];
-  ls.fabric_port = defaults.ports[1];
-  ls.host_port.host = HostSpec{};
-  out.fabric = leaf_spine(ls);
+  const SwitchConfig defaults = read_defaults(root["switch_defaults"], source, host_gbps, link_gbps, cable_m);
+  PortSpec host_tmpl = defaults.ports[0], fabric_tmpl = defaults.ports[1];
+  host_tmpl.host = HostSpec{};
+  const uint64_t delay = static_cast<uint64_t>(cable_m * 5);  // light in fibre: 5 ns a metre
+  try {
+    if (ft) {
+      fts.host_gbps = host_gbps, fts.link_gbps = link_gbps, fts.cable_delay_ns = delay, fts.cable_loss = loss, fts.seed = seed;
+      fts.base = defaults, fts.host_port = host_tmpl, fts.fabric_port = fabric_tmpl, fts.policy = policy;
+      out.fabric = fat_tree(fts);
+    } else {
+      ls.host_gbps = host_gbps, ls.uplink_gbps = link_gbps, ls.cable_delay_ns = delay, ls.cable_loss = loss, ls.seed = seed;
+      ls.base = defaults, ls.host_port = host_tmpl, ls.fabric_port = fabric_tmpl, ls.policy = policy;
+      out.fabric = leaf_spine(ls);
+    }
+  } catch (const std::invalid_argument& e) {
+    rd.fail(topo, tp, e.what());
+  }
   if (auto x = fab["step_ns"]) out.fabric.step_ns = static_cast<uint64_t>(rd.integer(x, "fabric.step_ns", 1, 1'000'000));
   if (auto x = fab["max_jump_us"]) out.fabric.max_jump_ns = rd.nanoseconds(x, "fabric.max_jump_us", 0, 1e6, 1e3);
   if (auto x = fab["duration_ms"]) out.duration_s = rd.real(x, "fabric.duration_ms", 0.001, 1e7) / 1e3;
@@ -134,6 +168,33 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
       out.fabric.switches[fs].cfg.ports[fp_port].host.flows.push_back(s);
     }
   }
+  if (auto tr = root["traffic"]) {
+    rd.seq(tr, "traffic");
+    for (std::size_t i = 0; i < tr.size(); ++i) {
+      const std::string tp2 = fmt::format("traffic[{}]", i);
+      rd.keys(tr[i], tp2, {"pattern", "rate_gbps", "dscp", "payload", "seed", "start_ms", "stop_ms"});
+      if (!tr[i]["pattern"]) rd.fail(tr[i], tp2 + ".pattern", "missing");
+      if (rd.str(tr[i]["pattern"], tp2 + ".pattern") != "permutation") rd.fail(tr[i]["pattern"], tp2 + ".pattern", "expected 'permutation'");
+      HostFlowSpec s;
+      if (auto x = tr[i]["rate_gbps"]) s.rate_gbps = rd.real(x, tp2 + ".rate_gbps", 1e-6, 800);
+      if (auto x = tr[i]["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, tp2 + ".dscp", 0, 63));
+      if (auto x = tr[i]["payload"]) s.payload = static_cast<uint32_t>(rd.integer(x, tp2 + ".payload", 0, 1400));
+      if (auto x = tr[i]["start_ms"]) s.start_ns = rd.nanoseconds(x, tp2 + ".start_ms", 0, 1e7, 1e6);
+      if (auto x = tr[i]["stop_ms"]) s.stop_ns = rd.nanoseconds(x, tp2 + ".stop_ms", 0, 1e7, 1e6);
+      const uint64_t pseed = tr[i]["seed"] ? static_cast<uint64_t>(rd.integer(tr[i]["seed"], tp2 + ".seed", 0, 0xFFFFFFFF)) : seed;
+      std::vector<std::pair<std::size_t, std::size_t>> hosts;  // (switch, port)
+      for (std::size_t sw = 0; sw < out.fabric.switches.size(); ++sw)
+        for (std::size_t pt = 0; pt < out.fabric.switches[sw].cfg.ports.size(); ++pt)
+          if (out.fabric.switches[sw].cfg.ports[pt].kind == PortKind::EmulatedHost) hosts.push_back({sw, pt});
+      if (hosts.size() < 2) rd.fail(tr[i], tp2, "a permutation needs two hosts at least");
+      for (const auto& [from, to] : permutation(hosts.size(), pseed)) {
+        HostFlowSpec f = s;
+        f.dst_ip = out.fabric.switches[hosts[to].first].cfg.ports[hosts[to].second].host.ip;
+        f.qp = static_cast<uint32_t>(0x2000 + i * 0x1000 + from);
+        out.fabric.switches[hosts[from].first].cfg.ports[hosts[from].second].host.flows.push_back(f);
+      }
+    }
+  }
   return out;
 }
 
@@ -150,8 +211,6 @@ FabricRunSpec load_fabric_text(const std::string& text, const std::string& sourc
     return load(root, source);
   } catch (const YAML::Exception& e) {
     throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(source, 0, "fabric.leaf_spine", e.what());
   }
 }
 

@@ -95,8 +95,84 @@ FabricSpec leaf_spine(const LeafSpineSpec& s) {
   return f;
 }
 
+FabricSpec fat_tree(const FatTreeSpec& s) {
+  if (s.k < 2 || s.k % 2 || s.k > 8) throw std::invalid_argument(fmt::format("k: {} is not an even number in [2, 8]", s.k));
+  const unsigned half = s.k / 2, pods = s.k, cores = half * half;
+  if (pods * s.k + cores > kMaxFabricSwitches)
+    throw std::invalid_argument(fmt::format("{} switches; a fabric has at most {}", pods * s.k + cores, kMaxFabricSwitches));
+  FabricSpec f;
+  auto add_switch = [&](std::string name) {
+    FabricSwitch sw{std::move(name), s.base};
+    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
+    sw.cfg.seed = static_cast<uint32_t>(s.seed * 1000 + f.switches.size());
+    f.switches.push_back(std::move(sw));
+    return static_cast<unsigned>(f.switches.size() - 1);
+  };
+  auto add_port = [&](unsigned sw, std::string name) {
+    auto& ports = f.switches[sw].cfg.ports;
+    const unsigned idx = static_cast<unsigned>(ports.size());
+    ports.push_back(port_from(s.fabric_port, std::move(name), PortKind::Link, sw, idx, s.link_gbps));
+    return static_cast<uint16_t>(idx);
+  };
+  auto cable = [&](unsigned a, uint16_t ap, unsigned b, uint16_t bp) {
+    FabricCable c;
+    c.name = fmt::format("{}.{}-{}.{}", f.switches[a].name, f.switches[a].cfg.ports[ap].name, f.switches[b].name,
+                         f.switches[b].cfg.ports[bp].name);
+    c.a_switch = static_cast<uint16_t>(a), c.a_port = ap, c.b_switch = static_cast<uint16_t>(b), c.b_port = bp;
+    c.params.gbps = s.link_gbps;
+    c.params.delay_ns = s.cable_delay_ns;
+    c.params.loss = s.cable_loss;
+    c.params.seed = s.seed * 7919 + f.cables.size();
+    f.cables.push_back(std::move(c));
+  };
+  std::vector<unsigned> core(cores), agg(pods * half), edge(pods * half);
+  for (unsigned c = 0; c < cores; ++c) core[c] = add_switch(fmt::format("core{}", c + 1));
+  for (unsigned a = 0; a < pods * half; ++a) agg[a] = add_switch(fmt::format("agg{}", a + 1));
+  for (unsigned e = 0; e < pods * half; ++e) {
+    edge[e] = add_switch(fmt::format("edge{}", e + 1));
+    for (unsigned h = 1; h <= half; ++h) {
+      PortSpec p = port_from(s.host_port, fmt::format("h{}", h), PortKind::EmulatedHost, edge[e], h - 1, s.host_gbps);
+      p.host.ip = fabric_host_ip(e + 1, h);
+      p.host.mac = mac(0x48, e + 1, h);
+      f.switches[edge[e]].cfg.ports.push_back(std::move(p));
+    }
+  }
+  // Pod p: its edges and aggregations fully meshed; aggregation j of each pod to cores j*half..
+  for (unsigned p = 0; p < pods; ++p)
+    for (unsigned j = 0; j < half; ++j) {
+      const unsigned a = agg[p * half + j];
+      for (unsigned i = 0; i < half; ++i) {
+        const unsigned e = edge[p * half + i];
+        const uint16_t up = add_port(e, fmt::format("up{}", j + 1));
+        cable(e, up, a, add_port(a, fmt::format("down{}", i + 1)));
+      }
+    }
+  for (unsigned p = 0; p < pods; ++p)
+    for (unsigned j = 0; j < half; ++j) {
+      const unsigned a = agg[p * half + j];
+      for (unsigned m = 0; m < half; ++m) {
+        const unsigned c = core[j * half + m];
+        const uint16_t up = add_port(a, fmt::format("up{}", m + 1));
+        cable(a, up, c, add_port(c, fmt::format("down{}", p + 1)));
+      }
+    }
+  fabric_routes(f, s.policy);
+  return f;
+}
+
 void fabric_routes(FabricSpec& f, const PolicySpec& policy) {
   const std::size_t n = f.switches.size();
+  // Route tables sized for the fabric's hosts unless the config sized them: a switch's default
+  // tables (rte_lpm6's tbl8 groups above all) times many switches would not fit a test machine.
+  uint32_t hosts = 0;
+  for (auto& s : f.switches)
+    for (auto& p : s.cfg.ports) hosts += p.kind == PortKind::EmulatedHost;
+  for (auto& s : f.switches) {
+    RouteLimits& l = s.cfg.route_limits;
+    const RouteLimits d;
+    if (l.v4 == d.v4 && l.v6 == d.v6 && l.v4_tbl8 == d.v4_tbl8 && l.v6_tbl8 == d.v6_tbl8)
+      l = RouteLimits{.v4 = std::max<uint32_t>(1024, 2 * hosts), .v6 = 256, .v4_tbl8 = std::max<uint32_t>(256, hosts + 64), .v6_tbl8 = 256};
+  }
   // Each switch's cable ports: (port, far switch, far port's MAC).
   struct Hop {
     uint16_t port, to;

@@ -32,6 +32,24 @@ struct LeafSpineSpec {
   PolicySpec policy;  // of the groups towards the spines (and, on a spine, towards a leaf)
 };
 
+// A k-ary fat tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation switches, (k/2)^2
+// cores, k/2 hosts on each edge; every edge cabled to every aggregation of its pod, aggregation
+// j of each pod to cores j*k/2 .. j*k/2 + k/2 - 1. Names: core1.., agg1.., edge1.. (pod by pod);
+// an edge's ports h1.. then up1.. (its pod's aggregations), an aggregation's down1.. (its
+// edges) then up1.. (its cores), a core's down1.. (one a pod). Host h of edge e is 10.e.h.2.
+struct FatTreeSpec {
+  unsigned k = 4;
+  double host_gbps = 100, link_gbps = 100;
+  uint64_t cable_delay_ns = 500;
+  double cable_loss = 0;
+  uint64_t seed = 1;
+  SwitchConfig base;
+  PortSpec host_port, fabric_port;
+  PolicySpec policy;
+};
+// Throws std::invalid_argument for k odd, below 2 or above 8 (more switches than a fabric holds).
+FabricSpec fat_tree(const FatTreeSpec& spec);
+
 // Throws std::invalid_argument for sizes the addressing cannot hold (0, or above 250), a switch
 // with more than kMaxPorts ports, or more than kMaxFabricSwitches switches.
 FabricSpec leaf_spine(const LeafSpineSpec& spec);
