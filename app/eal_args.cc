@@ -47,7 +47,7 @@ bool user_chose_lcores(const std::vector<std::string>& user_eal) {
   return has(std::vector<std::string>(user_eal.begin() + 1, user_eal.end()), {"-l", "-c", "--lcores"});
 }
 
-EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers, long hugepages_free) {
+EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers, long hugepages_free, unsigned heap_mb) {
   EalPlan plan;
   plan.args = user_eal;
   if (plan.args.empty()) plan.args.push_back("roceswitch");
@@ -56,7 +56,7 @@ EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers
     if (hugepages_free < 0) hugepages_free = read_free_hugepages();
     if (hugepages_free == 0) {
       plan.args.push_back("--no-huge");
-      if (!has(user, {"-m", "--socket-mem"})) plan.args.push_back("-m1024");
+      if (!has(user, {"-m", "--socket-mem"})) plan.args.push_back(fmt::format("-m{}", heap_mb));
       // Nothing to share without hugepages; a per-process prefix lets runs coexist.
       if (!has(user, {"--no-shconf"})) plan.args.push_back("--no-shconf");
       // Without hugepages no PCI NIC can do DMA; skip the bus scan unless devices were named.

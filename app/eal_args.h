@@ -15,7 +15,8 @@ struct EalPlan {
 // True when the user chose the lcores (-l, -c, --lcores): then the core list sets the worker count.
 bool user_chose_lcores(const std::vector<std::string>& user_eal);
 
-// `hugepages_free` < 0 means "read /proc/meminfo".
-EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers, long hugepages_free = -1);
+// `hugepages_free` < 0 means "read /proc/meminfo". `heap_mb`: the heap asked for without hugepages
+// (unless the user gave -m or --socket-mem).
+EalPlan plan_eal_args(const std::vector<std::string>& user_eal, unsigned workers, long hugepages_free = -1, unsigned heap_mb = 1024);
 
 }  // namespace rs

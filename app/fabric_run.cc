@@ -5,11 +5,13 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string_view>
 
 #include "app/eal_args.h"
+#include "app/routing_stats.h"
 #include "app/stats_json.h"
 #include "dataplane/core/log.h"
 
@@ -20,19 +22,49 @@ namespace {
 // Virtual time run between two looks at the wall clock (the progress line, nothing else).
 constexpr uint64_t kSliceNs = 20'000;
 
-nlohmann::json fabric_json(const Fabric& fab, double real_s) {
-  const FabricTotals t = fab.totals();
-  const double virtual_s = static_cast<double>(fab.now() - fab.start()) / 1e9;
+nlohmann::json totals_json(const FabricTotals& t) {
+  return {{"from_hosts", t.from_hosts}, {"made", t.made}, {"to_hosts", t.to_hosts}, {"queued", t.queued},
+          {"in_flight", t.in_flight}, {"dropped", t.dropped}, {"held", t.held}, {"cable_in_flight", t.cable_in_flight},
+          {"cable_lost", t.cable_lost}, {"balanced", t.balanced()}};
+}
+
+// The run's scale and speed (issue 23's figures): frames moved counts every frame a switch port
+// received, so a frame crossing three switches counts three times, as htsim counts switch frames.
+struct Speed {
+  std::size_t switches = 0, hosts = 0, links = 0;
+  double sim_s = 0, wall_s = 0;
+  uint64_t frames = 0;
+  double frames_per_wall_s() const { return wall_s > 0 ? static_cast<double>(frames) / wall_s : 0; }
+  double slowdown() const { return sim_s > 0 ? wall_s / sim_s : 0; }
+};
+
+Speed speed_of(const Fabric& fab, double wall_s) {
+  Speed s;
+  s.switches = fab.num_switches();
+  s.links = fab.num_cables();
+  s.sim_s = static_cast<double>(fab.now() - fab.start()) / 1e9;
+  s.wall_s = wall_s;
+  for (std::size_t i = 0; i < fab.num_switches(); ++i)
+    for (std::size_t p = 0; p < fab.at(i).num_ports(); ++p) {
+      s.frames += fab.at(i).rx_packets(p);
+      if (fab.at(i).config().ports[p].kind == PortKind::EmulatedHost) ++s.hosts;
+    }
+  return s;
+}
+
+nlohmann::json fabric_json(const Fabric& fab, const Speed& sp, const FabricTotals& before_shutdown) {
   nlohmann::json j;
-  j["fabric"] = {{"virtual_s", virtual_s},
-                 {"real_s", real_s},
-                 {"slowdown", virtual_s > 0 ? real_s / virtual_s : 0.0},
+  // Everything but `wall` is the same on every run of a spec.
+  j["fabric"] = {{"switches", sp.switches},
+                 {"hosts", sp.hosts},
+                 {"links", sp.links},
+                 {"virtual_s", sp.sim_s},
+                 {"frames", sp.frames},
                  {"steps", fab.steps()},
                  {"jumps", fab.jumps()},
-                 {"totals",
-                  {{"from_hosts", t.from_hosts}, {"made", t.made}, {"to_hosts", t.to_hosts}, {"queued", t.queued},
-                   {"in_flight", t.in_flight}, {"dropped", t.dropped}, {"held", t.held}, {"cable_in_flight", t.cable_in_flight},
-                   {"cable_lost", t.cable_lost}, {"balanced", t.balanced()}}}};
+                 {"wall", {{"real_s", sp.wall_s}, {"slowdown", sp.slowdown()}, {"frames_per_wall_s", sp.frames_per_wall_s()}}},
+                 {"totals", totals_json(fab.totals())},
+                 {"before_shutdown", totals_json(before_shutdown)}};
   auto& sw = j["switches"];
   sw = nlohmann::json::array();
   for (std::size_t i = 0; i < fab.num_switches(); ++i) {
@@ -44,8 +76,19 @@ nlohmann::json fabric_json(const Fabric& fab, double real_s) {
   cables = nlohmann::json::array();
   for (std::size_t i = 0; i < fab.num_cables(); ++i) {
     nlohmann::json c;
-    const_cast<Fabric&>(fab).cable(i).stats(c);
+    fab.cable(i).stats(c);
     cables.push_back(std::move(c));
+  }
+  return j;
+}
+
+nlohmann::json series_line(const Fabric& fab) {
+  const double t = static_cast<double>(fab.now() - fab.start()) / 1e9;
+  nlohmann::json j{{"t_s", t}, {"switches", nlohmann::json::array()}};
+  for (std::size_t i = 0; i < fab.num_switches(); ++i) {
+    nlohmann::json s = series_sample(fab.at(i), t);
+    s["name"] = fab.switch_name(i);
+    j["switches"].push_back(std::move(s));
   }
   return j;
 }
@@ -71,7 +114,7 @@ std::string summary(const Fabric& fab) {
   out += fmt::format("\n{:<28} {:>10} {:>10} {:>8} {:>6}\n", "cable", "a->b Gb/s", "b->a Gb/s", "lost", "up");
   for (std::size_t i = 0; i < fab.num_cables(); ++i) {
     nlohmann::json c;
-    const_cast<Fabric&>(fab).cable(i).stats(c);
+    fab.cable(i).stats(c);
     const auto& d = c["directions"];
     const double ab = span ? d[0]["sent_bytes"].get<double>() * 8 / span : 0, ba = span ? d[1]["sent_bytes"].get<double>() * 8 / span : 0;
     out += fmt::format("{:<28} {:>10.3f} {:>10.3f} {:>8} {:>6}\n", c["name"].get<std::string>(), ab, ba,
@@ -86,16 +129,15 @@ std::string summary(const Fabric& fab) {
 
 int run_fabric(const FabricRunSpec& spec, const FabricRunOptions& o) {
   const double duration = o.duration_s >= 0 ? o.duration_s : spec.duration_s;
-  EalPlan plan = plan_eal_args(o.eal_user, 0);
-  // Without hugepages the plan asks for 1 GiB of heap, one switch's worth: each switch holds its
-  // own route tables (rte_lpm's first level alone is 64 MiB) and mbuf pool.
+  // Without hugepages the heap is sized for the switches: each holds its own route tables
+  // (rte_lpm's first level alone is 64 MiB) and mbuf pool.
   uint64_t mb = 256;
   for (const FabricSwitch& s : spec.fabric.switches) mb += 160 + uint64_t{s.cfg.mbufs} * 2560 / (1 << 20);
-  for (auto& a : plan.args)
-    if (a == "-m1024" && mb > 1024) {
-      a = fmt::format("-m{}", mb);
-      plan.notes.push_back(fmt::format("a fabric of {} switches: {} MiB of heap", spec.fabric.switches.size(), mb));
-    }
+  mb = std::max<uint64_t>(mb, 1024);
+  EalPlan plan = plan_eal_args(o.eal_user, 0, -1, static_cast<unsigned>(mb));
+  if (mb > 1024)
+    for (const auto& a : plan.args)
+      if (a == fmt::format("-m{}", mb)) plan.notes.push_back(fmt::format("a fabric of {} switches: {} MiB of heap", spec.fabric.switches.size(), mb));
   for (auto& n : plan.notes) fmt::print(stderr, "roceswitch: {}\n", n);
   std::vector<char*> argv;
   for (auto& s : plan.args) argv.push_back(s.data());
@@ -119,8 +161,19 @@ int run_fabric(const FabricRunSpec& spec, const FabricRunOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;
     const uint64_t end = static_cast<uint64_t>(duration * 1e9);
+    std::ofstream series;
+    if (!o.series.empty()) {
+      series.open(o.series);
+      if (!series) fmt::print(stderr, "roceswitch: cannot write {}\n", o.series);
+    }
+    const uint64_t every = static_cast<uint64_t>(o.series_ms * 1e6);
+    uint64_t next_sample = every;
     while (fab->now() < end) {
-      fab->run_until(std::min(end, fab->now() + kSliceNs));
+      fab->run_until(std::min({end, fab->now() + kSliceNs, series ? next_sample : end}));
+      if (series && fab->now() >= next_sample) {
+        series << series_line(*fab).dump() << "\n";
+        next_sample += every;
+      }
       const auto now = std::chrono::steady_clock::now();
       if (!o.quiet && now - last >= std::chrono::seconds(1)) {
         last = now;
@@ -131,21 +184,26 @@ int run_fabric(const FabricRunSpec& spec, const FabricRunOptions& o) {
       }
     }
     const double real_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const nlohmann::json before = fabric_json(*fab, real_s);
+    if (series && fab->now() + every > next_sample) series << series_line(*fab).dump() << "\n";  // the last figures
+    if (series) {
+      series.close();
+      if (!series) fmt::print(stderr, "roceswitch: cannot write {}\n", o.series);
+    }
+    const FabricTotals before = fab->totals();
+    const Speed sp = speed_of(*fab, real_s);
     fab->shutdown();
     const FabricTotals t = fab->totals();
     fmt::print("\n{}\n", summary(*fab));
-    fmt::print("virtual {:.3f} ms in {:.2f} s real ({:.0f}x slower than real time), {} steps, {} jumps\n",
-               static_cast<double>(fab->now()) / 1e6, real_s, fab->now() ? real_s * 1e9 / static_cast<double>(fab->now()) : 0.0,
-               fab->steps(), fab->jumps());
+    fmt::print("virtual {:.3f} ms in {:.2f} s real ({:.0f}x slower than real time), {} steps, {} jumps\n", sp.sim_s * 1e3, real_s,
+               sp.slowdown(), fab->steps(), fab->jumps());
     fmt::print("books: from hosts {} + made {} = to hosts {} + dropped {} + on cables {} + lost {}: {}\n", t.from_hosts, t.made,
                t.to_hosts, t.dropped, t.cable_in_flight, t.cable_lost, t.balanced() ? "balanced" : "NOT BALANCED");
+    fmt::print("switches={} hosts={} links={} sim_s={:.6f} wall_s={:.3f} frames={} frames_per_wall_s={:.0f} slowdown={:.1f}\n",
+               sp.switches, sp.hosts, sp.links, sp.sim_s, sp.wall_s, sp.frames, sp.frames_per_wall_s(), sp.slowdown());
     if (!t.balanced()) rc = 1;
     if (!o.stats_json.empty()) {
-      nlohmann::json j = fabric_json(*fab, real_s);
-      j["fabric"]["before_shutdown"] = before["fabric"]["totals"];
       std::ofstream f(o.stats_json);
-      f << j.dump(1) << "\n";
+      f << fabric_json(*fab, sp, before).dump(1) << "\n";
       if (!f) {
         fmt::print(stderr, "roceswitch: cannot write {}\n", o.stats_json);
         rc = 1;

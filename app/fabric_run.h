@@ -1,8 +1,10 @@
 // roceswitch on a fabric file (docs/fabric.md): every switch and cable built from the file, run
 // on the virtual clock on the main lcore until the file's (or --duration's) virtual time, with a
 // progress line a second (virtual time reached, how much slower than real time) and, at the end,
-// a summary table per switch and per cable and the stats file: {fabric: {virtual_s, real_s,
-// slowdown, steps, jumps, totals}, switches: [{name, ...a switch's stats}], cables: [...]}.
+// a summary table per switch and per cable, the scale and speed line (switches=... slowdown=...)
+// and the stats file: {fabric: {switches, hosts, links, virtual_s, frames, steps, jumps,
+// wall: {real_s, slowdown, frames_per_wall_s}, totals}, switches: [{name, ...a switch's
+// stats}], cables: [...]}.
 #pragma once
 #include <string>
 #include <vector>
@@ -15,6 +17,10 @@ struct FabricRunOptions {
   std::vector<std::string> eal_user;  // the EAL options as given
   double duration_s = -1;             // -1: the file's
   std::string stats_json;
+  // A sample of every switch (series_sample) each `series_ms` of virtual time: one JSON object
+  // a line, {t_s, switches: [{name, ...}]}, the same on every run.
+  std::string series;
+  double series_ms = 0;
   bool quiet = false;
 };
 

@@ -55,7 +55,8 @@ options:
   --series-ms MS         sample a time series every MS milliseconds (per-port tx bytes, queue
                          depths and quality band, per-member tx, per-flow receive at emulated
                          hosts): one JSON object a line, written to --series FILE (default:
-                         the --stats-json path with .series.jsonl)
+                         the --stats-json path with .series.jsonl); at least 1, or 0.01
+                         for a fabric (virtual time: the same series on every run)
   --series FILE          where the time series goes
   --help-policies        list the routing policies with their parameters and counters
   --control-socket PATH  serve the control protocol (newline-delimited JSON; roceswitch-ctl)
@@ -176,7 +177,7 @@ Options parse_options(const std::vector<std::string>& a) {
     } else if (s == "--trace-file") o.trace_file = value("--trace-file");
     else if (s == "--series-ms") {
       o.series_ms = number("--series-ms");
-      if (o.series_ms < 1) usage_error("--series-ms: at least 1");
+      if (o.series_ms < 0.01) usage_error("--series-ms: at least 0.01");
     } else if (s == "--series") o.series = value("--series");
     else if (s == "--control-socket") o.control_socket = value("--control-socket");
     else if (s == "--control-group") o.control_group = value("--control-group");
@@ -228,8 +229,14 @@ int main(int argc, char** argv) {
                  fabric.fabric.cables.size());
       return 0;
     }
-    return rs::run_fabric(fabric, {.eal_user = eal_user, .duration_s = opt.duration, .stats_json = opt.stats_json, .quiet = opt.quiet});
+    return rs::run_fabric(fabric, {.eal_user = eal_user,
+                                   .duration_s = opt.duration,
+                                   .stats_json = opt.stats_json,
+                                   .series = opt.series,
+                                   .series_ms = opt.series_ms,
+                                   .quiet = opt.quiet});
   }
+  if (opt.series_ms > 0 && opt.series_ms < 1) usage_error("--series-ms: at least 1 (below 1 ms: fabrics only, on virtual time)");
   // Everything the user wrote is validated before DPDK starts: a bad file costs nothing.
   rs::SwitchConfig cfg;
   try {

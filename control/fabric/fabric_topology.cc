@@ -18,14 +18,54 @@ rte_ether_addr mac(uint8_t kind, unsigned a, unsigned b) {
                          static_cast<uint8_t>(b)}};
 }
 
-PortSpec port_from(const PortSpec& tmpl, std::string name, PortKind kind, unsigned sw, unsigned index, double gbps) {
-  PortSpec p = tmpl;
-  p.name = std::move(name);
-  p.kind = kind;
-  p.mac = mac(0x53, sw, index);
-  p.egress.speed_gbps = gbps;
-  return p;
-}
+// Both topologies are built by the same few moves: a switch (the base config, no ports, groups
+// or routes, its own seed), a cable port, a host port, a cable between two cable ports.
+struct Builder {
+  const SwitchConfig& base;
+  const PortSpec &host_port, &fabric_port;
+  uint64_t seed;
+  double host_gbps, link_gbps;
+  uint64_t delay_ns;
+  double loss;
+  FabricSpec f;
+
+  unsigned add_switch(std::string name) {
+    FabricSwitch sw{std::move(name), base};
+    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
+    sw.cfg.seed = static_cast<uint32_t>(seed * 1000 + f.switches.size());
+    f.switches.push_back(std::move(sw));
+    return static_cast<unsigned>(f.switches.size() - 1);
+  }
+  uint16_t add(unsigned sw, const PortSpec& tmpl, std::string name, PortKind kind, double gbps) {
+    auto& ports = f.switches[sw].cfg.ports;
+    PortSpec p = tmpl;
+    p.name = std::move(name);
+    p.kind = kind;
+    p.mac = mac(0x53, sw, static_cast<unsigned>(ports.size()));
+    p.egress.speed_gbps = gbps;
+    ports.push_back(std::move(p));
+    return static_cast<uint16_t>(ports.size() - 1);
+  }
+  uint16_t add_port(unsigned sw, std::string name) { return add(sw, fabric_port, std::move(name), PortKind::Link, link_gbps); }
+  // Host h of the switch that is the fabric's `nth` host switch (1-based): 10.nth.h.2.
+  void add_host(unsigned sw, unsigned nth, unsigned h) {
+    const uint16_t i = add(sw, host_port, fmt::format("h{}", h), PortKind::EmulatedHost, host_gbps);
+    PortSpec& p = f.switches[sw].cfg.ports[i];
+    p.host.ip = fabric_host_ip(nth, h);
+    p.host.mac = mac(0x48, nth, h);
+  }
+  void cable(unsigned a, uint16_t ap, unsigned b, uint16_t bp) {
+    FabricCable c;
+    c.name = fmt::format("{}.{}-{}.{}", f.switches[a].name, f.switches[a].cfg.ports[ap].name, f.switches[b].name,
+                         f.switches[b].cfg.ports[bp].name);
+    c.a_switch = static_cast<uint16_t>(a), c.a_port = ap, c.b_switch = static_cast<uint16_t>(b), c.b_port = bp;
+    c.params.gbps = link_gbps;
+    c.params.delay_ns = delay_ns;
+    c.params.loss = loss;
+    c.params.seed = seed * 7919 + f.cables.size();
+    f.cables.push_back(std::move(c));
+  }
+};
 
 }  // namespace
 
@@ -47,52 +87,24 @@ FabricSpec leaf_spine(const LeafSpineSpec& s) {
                                             s.leaves * s.links_per_pair, kMaxPorts));
   if (s.spines + s.leaves > kMaxFabricSwitches)
     throw std::invalid_argument(fmt::format("{} switches; a fabric has at most {}", s.spines + s.leaves, kMaxFabricSwitches));
-  FabricSpec f;
-  for (unsigned i = 1; i <= s.spines; ++i) {
-    FabricSwitch sw{fmt::format("spine{}", i), s.base};
-    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
-    sw.cfg.seed = static_cast<uint32_t>(s.seed * 1000 + f.switches.size());
-    for (unsigned l = 1; l <= s.leaves; ++l)
-      for (unsigned k = 0; k < s.links_per_pair; ++k) {
-        const unsigned idx = static_cast<unsigned>(sw.cfg.ports.size());
-        sw.cfg.ports.push_back(port_from(s.fabric_port, fmt::format("down{}", idx + 1), PortKind::Link,
-                                         static_cast<unsigned>(f.switches.size()), idx, s.uplink_gbps));
-      }
-    f.switches.push_back(std::move(sw));
+  Builder b{s.base, s.host_port, s.fabric_port, s.seed, s.host_gbps, s.uplink_gbps, s.cable_delay_ns, s.cable_loss, {}};
+  std::vector<unsigned> spine(s.spines);
+  for (unsigned i = 0; i < s.spines; ++i) {
+    spine[i] = b.add_switch(fmt::format("spine{}", i + 1));
+    for (unsigned k = 0; k < s.leaves * s.links_per_pair; ++k) b.add_port(spine[i], fmt::format("down{}", k + 1));
   }
   for (unsigned l = 1; l <= s.leaves; ++l) {
-    FabricSwitch sw{fmt::format("leaf{}", l), s.base};
-    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
-    sw.cfg.seed = static_cast<uint32_t>(s.seed * 1000 + f.switches.size());
-    const unsigned me = static_cast<unsigned>(f.switches.size());
-    for (unsigned h = 1; h <= s.hosts_per_leaf; ++h) {
-      PortSpec p = port_from(s.host_port, fmt::format("h{}", h), PortKind::EmulatedHost, me, h - 1, s.host_gbps);
-      p.host.ip = fabric_host_ip(l, h);
-      p.host.mac = mac(0x48, l, h);
-      sw.cfg.ports.push_back(std::move(p));
-    }
-    for (unsigned i = 1; i <= s.spines; ++i)
+    const unsigned leaf = b.add_switch(fmt::format("leaf{}", l));
+    for (unsigned h = 1; h <= s.hosts_per_leaf; ++h) b.add_host(leaf, l, h);
+    unsigned up = 0;
+    for (unsigned i = 0; i < s.spines; ++i)
       for (unsigned k = 0; k < s.links_per_pair; ++k) {
-        const unsigned idx = static_cast<unsigned>(sw.cfg.ports.size());
-        sw.cfg.ports.push_back(port_from(s.fabric_port, fmt::format("up{}", idx - s.hosts_per_leaf + 1), PortKind::Link, me,
-                                         idx, s.uplink_gbps));
-        FabricCable c;
-        const unsigned spine_port = (l - 1) * s.links_per_pair + k;
-        c.name = fmt::format("leaf{}.up{}-spine{}.down{}", l, idx - s.hosts_per_leaf + 1, i, spine_port + 1);
-        c.a_switch = static_cast<uint16_t>(me);
-        c.a_port = static_cast<uint16_t>(idx);
-        c.b_switch = static_cast<uint16_t>(i - 1);
-        c.b_port = static_cast<uint16_t>(spine_port);
-        c.params.gbps = s.uplink_gbps;
-        c.params.delay_ns = s.cable_delay_ns;
-        c.params.loss = s.cable_loss;
-        c.params.seed = s.seed * 7919 + f.cables.size();
-        f.cables.push_back(std::move(c));
+        const uint16_t p = b.add_port(leaf, fmt::format("up{}", ++up));
+        b.cable(leaf, p, spine[i], static_cast<uint16_t>((l - 1) * s.links_per_pair + k));
       }
-    f.switches.push_back(std::move(sw));
   }
-  fabric_routes(f, s.policy);
-  return f;
+  fabric_routes(b.f, s.policy);
+  return std::move(b.f);
 }
 
 FabricSpec fat_tree(const FatTreeSpec& s) {
@@ -100,42 +112,13 @@ FabricSpec fat_tree(const FatTreeSpec& s) {
   const unsigned half = s.k / 2, pods = s.k, cores = half * half;
   if (pods * s.k + cores > kMaxFabricSwitches)
     throw std::invalid_argument(fmt::format("{} switches; a fabric has at most {}", pods * s.k + cores, kMaxFabricSwitches));
-  FabricSpec f;
-  auto add_switch = [&](std::string name) {
-    FabricSwitch sw{std::move(name), s.base};
-    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
-    sw.cfg.seed = static_cast<uint32_t>(s.seed * 1000 + f.switches.size());
-    f.switches.push_back(std::move(sw));
-    return static_cast<unsigned>(f.switches.size() - 1);
-  };
-  auto add_port = [&](unsigned sw, std::string name) {
-    auto& ports = f.switches[sw].cfg.ports;
-    const unsigned idx = static_cast<unsigned>(ports.size());
-    ports.push_back(port_from(s.fabric_port, std::move(name), PortKind::Link, sw, idx, s.link_gbps));
-    return static_cast<uint16_t>(idx);
-  };
-  auto cable = [&](unsigned a, uint16_t ap, unsigned b, uint16_t bp) {
-    FabricCable c;
-    c.name = fmt::format("{}.{}-{}.{}", f.switches[a].name, f.switches[a].cfg.ports[ap].name, f.switches[b].name,
-                         f.switches[b].cfg.ports[bp].name);
-    c.a_switch = static_cast<uint16_t>(a), c.a_port = ap, c.b_switch = static_cast<uint16_t>(b), c.b_port = bp;
-    c.params.gbps = s.link_gbps;
-    c.params.delay_ns = s.cable_delay_ns;
-    c.params.loss = s.cable_loss;
-    c.params.seed = s.seed * 7919 + f.cables.size();
-    f.cables.push_back(std::move(c));
-  };
+  Builder b{s.base, s.host_port, s.fabric_port, s.seed, s.host_gbps, s.link_gbps, s.cable_delay_ns, s.cable_loss, {}};
   std::vector<unsigned> core(cores), agg(pods * half), edge(pods * half);
-  for (unsigned c = 0; c < cores; ++c) core[c] = add_switch(fmt::format("core{}", c + 1));
-  for (unsigned a = 0; a < pods * half; ++a) agg[a] = add_switch(fmt::format("agg{}", a + 1));
+  for (unsigned c = 0; c < cores; ++c) core[c] = b.add_switch(fmt::format("core{}", c + 1));
+  for (unsigned a = 0; a < pods * half; ++a) agg[a] = b.add_switch(fmt::format("agg{}", a + 1));
   for (unsigned e = 0; e < pods * half; ++e) {
-    edge[e] = add_switch(fmt::format("edge{}", e + 1));
-    for (unsigned h = 1; h <= half; ++h) {
-      PortSpec p = port_from(s.host_port, fmt::format("h{}", h), PortKind::EmulatedHost, edge[e], h - 1, s.host_gbps);
-      p.host.ip = fabric_host_ip(e + 1, h);
-      p.host.mac = mac(0x48, e + 1, h);
-      f.switches[edge[e]].cfg.ports.push_back(std::move(p));
-    }
+    edge[e] = b.add_switch(fmt::format("edge{}", e + 1));
+    for (unsigned h = 1; h <= half; ++h) b.add_host(edge[e], e + 1, h);
   }
   // Pod p: its edges and aggregations fully meshed; aggregation j of each pod to cores j*half..
   for (unsigned p = 0; p < pods; ++p)
@@ -143,8 +126,8 @@ FabricSpec fat_tree(const FatTreeSpec& s) {
       const unsigned a = agg[p * half + j];
       for (unsigned i = 0; i < half; ++i) {
         const unsigned e = edge[p * half + i];
-        const uint16_t up = add_port(e, fmt::format("up{}", j + 1));
-        cable(e, up, a, add_port(a, fmt::format("down{}", i + 1)));
+        const uint16_t up = b.add_port(e, fmt::format("up{}", j + 1));
+        b.cable(e, up, a, b.add_port(a, fmt::format("down{}", i + 1)));
       }
     }
   for (unsigned p = 0; p < pods; ++p)
@@ -152,12 +135,12 @@ FabricSpec fat_tree(const FatTreeSpec& s) {
       const unsigned a = agg[p * half + j];
       for (unsigned m = 0; m < half; ++m) {
         const unsigned c = core[j * half + m];
-        const uint16_t up = add_port(a, fmt::format("up{}", m + 1));
-        cable(a, up, c, add_port(c, fmt::format("down{}", p + 1)));
+        const uint16_t up = b.add_port(a, fmt::format("up{}", m + 1));
+        b.cable(a, up, c, b.add_port(c, fmt::format("down{}", p + 1)));
       }
     }
-  fabric_routes(f, s.policy);
-  return f;
+  fabric_routes(b.f, s.policy);
+  return std::move(b.f);
 }
 
 void fabric_routes(FabricSpec& f, const PolicySpec& policy) {

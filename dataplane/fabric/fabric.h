@@ -77,6 +77,7 @@ class Fabric {
   const std::string& switch_name(std::size_t i) const { return spec_.switches[i].name; }
   std::size_t num_cables() const { return cables_.size(); }
   EmulatedLink& cable(std::size_t i) { return *cables_[i]; }
+  const EmulatedLink& cable(std::size_t i) const { return *cables_[i]; }
   const FabricCable& cable_spec(std::size_t i) const { return spec_.cables[i]; }
 
   FabricTotals totals() const;
