@@ -7,17 +7,28 @@
 namespace rs {
 
 nlohmann::json collectives_json(const SwitchConfig& cfg, const nlohmann::json& ports) {
+  std::vector<std::string> names;
+  std::vector<const nlohmann::json*> hosts;
+  for (std::size_t p = 0; p < cfg.ports.size(); ++p) {
+    names.push_back(cfg.ports[p].name);
+    hosts.push_back(p < ports.size() ? &ports[p] : nullptr);
+  }
+  return collectives_json(cfg.collectives, names, hosts);
+}
+
+nlohmann::json collectives_json(const std::vector<nic::CollectiveSpec>& collectives, const std::vector<std::string>& names,
+                                const std::vector<const nlohmann::json*>& host_stats) {
   nlohmann::json out = nlohmann::json::array();
-  for (std::size_t i = 0; i < cfg.collectives.size(); ++i) {
-    const nic::CollectiveSpec& c = cfg.collectives[i];
+  for (std::size_t i = 0; i < collectives.size(); ++i) {
+    const nic::CollectiveSpec& c = collectives[i];
     const auto tag = static_cast<uint64_t>(i + 1);
     uint64_t start = UINT64_MAX, end = 0;
     bool done = true;
     nlohmann::json hosts = nlohmann::json::array();
     for (uint16_t p : c.ports) {
-      hosts.push_back(cfg.ports[p].name);
-      if (p >= ports.size()) continue;
-      const nlohmann::json qps = ports[p].value("/host/nic/qps"_json_pointer, nlohmann::json::array());
+      hosts.push_back(names[p]);
+      if (!host_stats[p]) continue;
+      const nlohmann::json qps = host_stats[p]->value("/host/nic/qps"_json_pointer, nlohmann::json::array());
       for (const auto& q : qps) {
         if (q.value("tag", uint64_t{0}) != tag) continue;
         const uint64_t posted = q.value("first_post_ns", uint64_t{0});

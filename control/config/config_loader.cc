@@ -274,8 +274,11 @@ SwitchConfig load_root(const YAML::Node& root, const std::string& source, bool f
   if (auto x = root["load_view"]) read_load_view(rd, x, cfg.load_view);
   if (auto x = root["link_events"]) read_link_events(rd, x, port_index, cfg);
   if (auto x = root["mirror_sessions"]) read_mirror_sessions(rd, x, port_index, cfg);
-  if (auto x = root["collectives"]) read_collectives(rd, x, port_index, cfg);
-  if (auto x = root["traffic"]) read_traffic(rd, x, port_index, cfg);
+  if (root["collectives"] || root["traffic"]) {
+    const HostTable hosts = switch_hosts(cfg);
+    if (auto x = root["collectives"]) read_collectives(rd, x, hosts, cfg.collectives);
+    if (auto x = root["traffic"]) read_traffic(rd, x, hosts, cfg.traffic);
+  }
 
   if (auto x = root["limits"]) read_limits(rd, x, cfg.route_limits);
 

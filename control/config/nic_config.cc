@@ -93,7 +93,57 @@ void read_qps(const ConfigReader& rd, const YAML::Node& n, const std::string& pa
   }
 }
 
-void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg) {
+namespace {
+
+// A list of host names (a group name stands for its hosts), each host once.
+std::vector<uint16_t> read_host_list(const ConfigReader& rd, const YAML::Node& n, const std::string& path, const HostTable& hosts) {
+  rd.seq(n, path);
+  std::vector<uint16_t> out;
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const std::string hp = fmt::format("{}[{}]", path, k);
+    const std::string name = rd.str(n[k], hp);
+    std::vector<uint16_t> these;
+    if (auto it = std::find(hosts.names.begin(), hosts.names.end(), name); it != hosts.names.end())
+      these.push_back(static_cast<uint16_t>(it - hosts.names.begin()));
+    else if (auto g = hosts.groups.find(name); g != hosts.groups.end())
+      these = g->second;
+    else
+      rd.fail(n[k], hp, fmt::format("no {} '{}'", hosts.noun, name));
+    for (uint16_t h : these) {
+      if (!hosts.ports[h]) rd.fail(n[k], hp, fmt::format("port '{}' is not an emulated host", hosts.names[h]));
+      if (std::find(out.begin(), out.end(), h) != out.end()) rd.fail(n[k], hp, fmt::format("'{}' is given twice", hosts.names[h]));
+      out.push_back(h);
+    }
+  }
+  return out;
+}
+
+uint16_t read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& path, const HostTable& hosts) {
+  const std::string name = rd.str(n, path);
+  auto it = std::find(hosts.names.begin(), hosts.names.end(), name);
+  if (it == hosts.names.end()) rd.fail(n, path, fmt::format("no {} '{}'", hosts.noun, name));
+  const auto h = static_cast<uint16_t>(it - hosts.names.begin());
+  if (!hosts.ports[h]) rd.fail(n, path, fmt::format("port '{}' is not an emulated host", name));
+  return h;
+}
+
+}  // namespace
+
+HostTable switch_hosts(SwitchConfig& cfg) {
+  HostTable t;
+  t.source = cfg.source;
+  std::vector<uint16_t> all;
+  for (std::size_t p = 0; p < cfg.ports.size(); ++p) {
+    const bool host = cfg.ports[p].kind == PortKind::EmulatedHost || cfg.ports[p].kind == PortKind::Nic;
+    t.names.push_back(cfg.ports[p].name);
+    t.ports.push_back(host ? &cfg.ports[p] : nullptr);
+    if (host) all.push_back(static_cast<uint16_t>(p));
+  }
+  t.groups.emplace("all", std::move(all));
+  return t;
+}
+
+void read_collectives(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::CollectiveSpec>& out) {
   rd.seq(n, "collectives");
   for (std::size_t i = 0; i < n.size(); ++i) {
     const YAML::Node c = n[i];
@@ -104,16 +154,7 @@ void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::ma
     const std::string op = rd.str(c["op"], cp + ".op");
     if (!nic::collective_of(op, s.op)) rd.fail(c["op"], cp + ".op", fmt::format("'{}': expected allreduce, allgather, reducescatter or alltoall", op));
     if (!c["hosts"]) rd.fail(c, cp + ".hosts", "missing");
-    rd.seq(c["hosts"], cp + ".hosts");
-    for (std::size_t k = 0; k < c["hosts"].size(); ++k) {
-      const std::string hp = fmt::format("{}.hosts[{}]", cp, k);
-      const std::string name = rd.str(c["hosts"][k], hp);
-      auto it = ports.find(name);
-      if (it == ports.end()) rd.fail(c["hosts"][k], hp, fmt::format("no port '{}'", name));
-      if (cfg.ports[it->second].kind == PortKind::Ethdev) rd.fail(c["hosts"][k], hp, fmt::format("port '{}' is not an emulated host", name));
-      if (std::find(s.ports.begin(), s.ports.end(), it->second) != s.ports.end()) rd.fail(c["hosts"][k], hp, fmt::format("'{}' is given twice", name));
-      s.ports.push_back(it->second);
-    }
+    s.ports = read_host_list(rd, c["hosts"], cp + ".hosts", hosts);
     if (s.ports.size() < 2) rd.fail(c["hosts"], cp + ".hosts", "a collective needs two hosts at least");
     if (!c["size_bytes"]) rd.fail(c, cp + ".size_bytes", "missing");
     s.size_bytes = static_cast<uint64_t>(rd.integer(c["size_bytes"], cp + ".size_bytes", 1, int64_t{1} << 40));
@@ -125,21 +166,21 @@ void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::ma
     if (auto x = c["start_s"]) s.start_ns = rd.nanoseconds(x, cp + ".start_s", 0, 1e6, 1e9);
     std::vector<nic::Rank> ranks;
     for (uint16_t p : s.ports) {
-      HostSpec& h = cfg.ports[p].host;
+      HostSpec& h = hosts.ports[p]->host;
       h.nic.enabled = true;
       ranks.push_back({h.ip, &h.qps});
     }
-    const auto tag = static_cast<uint16_t>(cfg.collectives.size() + 1);
+    const auto tag = static_cast<uint16_t>(out.size() + 1);
     nic::expand_collective(s, tag, ranks);
     // Its queue pairs may not be one a host has already (the same peer and number).
     for (uint16_t p : s.ports) {
-      const auto& q = cfg.ports[p].host.qps;
+      const auto& q = hosts.ports[p]->host.qps;
       for (std::size_t a = 0; a < q.size(); ++a)
         for (std::size_t b = 0; b < a; ++b)
           if (q[a].peer_ip == q[b].peer_ip && q[a].qpn == q[b].qpn && (q[a].tag == tag || q[b].tag == tag))
-            rd.fail(c, cp + ".qpn", fmt::format("QP {:#x} of host {} is taken: give the collective another qpn", q[a].qpn, cfg.ports[p].name));
+            rd.fail(c, cp + ".qpn", fmt::format("QP {:#x} of host {} is taken: give the collective another qpn", q[a].qpn, hosts.names[p]));
     }
-    cfg.collectives.push_back(s);
+    out.push_back(s);
   }
 }
 
@@ -171,7 +212,7 @@ nic::FlowSizeCdf read_cdf_file(const std::string& path) {
   return c;
 }
 
-void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg) {
+void read_traffic(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::TrafficSpec>& out) {
   rd.seq(n, "traffic");
   for (std::size_t i = 0; i < n.size(); ++i) {
     const YAML::Node t = n[i];
@@ -182,24 +223,11 @@ void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<st
     if (!t["pattern"]) rd.fail(t, tp + ".pattern", "missing");
     const std::string pat = rd.str(t["pattern"], tp + ".pattern");
     if (!nic::pattern_of(pat, s.pattern)) rd.fail(t["pattern"], tp + ".pattern", fmt::format("'{}': expected incast, permutation, all_to_all or cdf", pat));
-    auto host = [&](const YAML::Node& x, const std::string& hp) {
-      const std::string name = rd.str(x, hp);
-      auto it = ports.find(name);
-      if (it == ports.end()) rd.fail(x, hp, fmt::format("no port '{}'", name));
-      if (cfg.ports[it->second].kind == PortKind::Ethdev) rd.fail(x, hp, fmt::format("port '{}' is not an emulated host", name));
-      return it->second;
-    };
     if (!t["hosts"]) rd.fail(t, tp + ".hosts", "missing");
-    rd.seq(t["hosts"], tp + ".hosts");
-    for (std::size_t k = 0; k < t["hosts"].size(); ++k) {
-      const std::string hp = fmt::format("{}.hosts[{}]", tp, k);
-      const uint16_t p = host(t["hosts"][k], hp);
-      if (std::find(s.hosts.begin(), s.hosts.end(), p) != s.hosts.end()) rd.fail(t["hosts"][k], hp, fmt::format("'{}' is given twice", cfg.ports[p].name));
-      s.hosts.push_back(p);
-    }
+    s.hosts = read_host_list(rd, t["hosts"], tp + ".hosts", hosts);
     if (s.pattern == nic::Pattern::Incast) {
       if (!t["receiver"]) rd.fail(t, tp + ".receiver", "missing: an incast's senders send to it");
-      s.receiver = host(t["receiver"], tp + ".receiver");
+      s.receiver = read_host(rd, t["receiver"], tp + ".receiver", hosts);
       if (std::find(s.hosts.begin(), s.hosts.end(), s.receiver) != s.hosts.end()) rd.fail(t["receiver"], tp + ".receiver", "the receiver is one of the senders");
       if (s.hosts.empty()) rd.fail(t["hosts"], tp + ".hosts", "an incast needs a sender at least");
     } else {
@@ -223,7 +251,7 @@ void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<st
       if (!t["duration_s"]) rd.fail(t, tp + ".duration_s", "missing: how long flows arrive");
       s.cdf_file = rd.str(t["cdf_file"], tp + ".cdf_file");
       std::string path = s.cdf_file;
-      if (!path.empty() && path[0] != '/' && cfg.source.find('/') != std::string::npos) path = cfg.source.substr(0, cfg.source.rfind('/') + 1) + path;
+      if (!path.empty() && path[0] != '/' && hosts.source.find('/') != std::string::npos) path = hosts.source.substr(0, hosts.source.rfind('/') + 1) + path;
       try {
         s.cdf = read_cdf_file(path);
       } catch (const ConfigError& e) {
@@ -234,13 +262,13 @@ void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<st
     }
     std::vector<nic::Endpoint> eps;
     auto endpoint = [&](uint16_t p) {
-      HostSpec& h = cfg.ports[p].host;
+      HostSpec& h = hosts.ports[p]->host;
       h.nic.enabled = true;
-      eps.push_back({h.ip, cfg.ports[p].egress.speed_gbps, &h.qps});
+      eps.push_back({h.ip, hosts.ports[p]->egress.speed_gbps, &h.qps});
     };
     for (uint16_t p : s.hosts) endpoint(p);
     if (s.pattern == nic::Pattern::Incast) endpoint(s.receiver);
-    const auto index = static_cast<uint16_t>(cfg.traffic.size() + 1);
+    const auto index = static_cast<uint16_t>(out.size() + 1);
     nic::expand_traffic(s, index, eps);
     for (const nic::Endpoint& e : eps)
       for (std::size_t a = 0; a < e.qps->size(); ++a)
@@ -248,7 +276,7 @@ void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<st
           if ((*e.qps)[a].peer_ip == (*e.qps)[b].peer_ip && (*e.qps)[a].qpn == (*e.qps)[b].qpn &&
               ((*e.qps)[a].traffic == index || (*e.qps)[b].traffic == index))
             rd.fail(t, tp + ".qpn", fmt::format("QP {:#x} is taken on a host of the pattern: give it another qpn", (*e.qps)[a].qpn));
-    cfg.traffic.push_back(std::move(s));
+    out.push_back(std::move(s));
   }
 }
 

@@ -17,13 +17,26 @@ void read_nic(const ConfigReader& rd, const YAML::Node& n, const std::string& pa
 // `own_ip` (network order) is the host's: a QP to itself is refused.
 void read_qps(const ConfigReader& rd, const YAML::Node& n, const std::string& path, uint32_t own_ip, std::vector<nic::QpSpec>& out);
 
-// collectives: [{op: allreduce|allgather|reducescatter|alltoall, hosts: [port names, ring order],
+// The hosts that collectives and traffic patterns name: a switch's ports (an index is the port's),
+// or a fabric's hosts (leaf1.h1). Names also given in `groups` stand for several hosts in order
+// ("all", a fabric's "leaf1"). A port that is not an emulated host has no spec (`ports[i]` null)
+// and is refused by name.
+struct HostTable {
+  std::vector<std::string> names;
+  std::vector<PortSpec*> ports;
+  std::map<std::string, std::vector<uint16_t>> groups;
+  std::string source;  // the config file: cdf files are found beside it
+  std::string noun = "port";  // what a name is, in errors ("no port 'x'")
+};
+HostTable switch_hosts(SwitchConfig& cfg);
+
+// collectives: [{op: allreduce|allgather|reducescatter|alltoall, hosts: [names, ring order],
 // size_bytes, slices, qpn, dscp, start_s}]: read, then expanded into the hosts' queue pairs.
-void read_collectives(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg);
+void read_collectives(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::CollectiveSpec>& out);
 // traffic: [{pattern: incast|permutation|all_to_all|cdf, hosts, receiver (incast), message_bytes,
 // messages, depth, dscp, qpn, seed, start_s, stop_s; cdf: cdf_file, load, duration_s}]: read,
 // then expanded into the hosts' queue pairs. A CDF file's errors name its own file and line.
-void read_traffic(const ConfigReader& rd, const YAML::Node& n, const std::map<std::string, uint16_t>& ports, SwitchConfig& cfg);
+void read_traffic(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::TrafficSpec>& out);
 // A flow-size CDF file: `bytes probability` a line (probability in [0, 1], or percent when the
 // last is 100, as HPCC's traffic_gen files), # comments; both columns non-decreasing.
 nic::FlowSizeCdf read_cdf_file(const std::string& path);

@@ -3,12 +3,14 @@
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "control/config/config_loader.h"
 #include "control/config/config_reader.h"
+#include "control/config/nic_config.h"
 #include "control/config/routing_config.h"
 #include "control/fabric/fabric_topology.h"
 
@@ -53,23 +55,55 @@ std::vector<std::pair<std::size_t, std::size_t>> permutation(std::size_t n, uint
   return out;
 }
 
-// "leaf2.h3" -> (switch index, port index) in f.
-std::pair<std::size_t, uint16_t> host_port(const ConfigReader& rd, const YAML::Node& n, const std::string& path, const FabricSpec& f) {
-  const std::string name = rd.str(n, path);
-  const auto dot = name.find('.');
-  for (std::size_t s = 0; dot != std::string::npos && s < f.switches.size(); ++s) {
-    if (f.switches[s].name != name.substr(0, dot)) continue;
-    const auto& ports = f.switches[s].cfg.ports;
-    for (std::size_t p = 0; p < ports.size(); ++p)
-      if (ports[p].name == name.substr(dot + 1) && ports[p].kind == PortKind::EmulatedHost) return {s, static_cast<uint16_t>(p)};
+// flows: [{from, to, rate_gbps, dscp, payload, qp, start_ms, stop_ms}] (constant-rate RoCE flows
+// of emulated hosts) or [{pattern: permutation, rate_gbps, dscp, payload, seed, start_ms,
+// stop_ms}] (every host one such flow to another).
+void read_flows(const ConfigReader& rd, const YAML::Node& fl, const HostTable& hosts, uint64_t seed, FabricRunSpec& out) {
+  rd.seq(fl, "flows");
+  for (std::size_t i = 0; i < fl.size(); ++i) {
+    const std::string fp = fmt::format("flows[{}]", i);
+    const YAML::Node f = fl[i];
+    const bool perm = f.IsMap() && f["pattern"];
+    if (perm) rd.keys(f, fp, {"pattern", "rate_gbps", "dscp", "payload", "seed", "start_ms", "stop_ms"});
+    else rd.keys(f, fp, {"from", "to", "rate_gbps", "dscp", "payload", "qp", "start_ms", "stop_ms"});
+    HostFlowSpec s;
+    if (auto x = f["rate_gbps"]) s.rate_gbps = rd.real(x, fp + ".rate_gbps", 1e-6, 800);
+    if (auto x = f["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, fp + ".dscp", 0, 63));
+    if (auto x = f["payload"]) s.payload = static_cast<uint32_t>(rd.integer(x, fp + ".payload", 0, 1400));
+    if (auto x = f["start_ms"]) s.start_ns = rd.nanoseconds(x, fp + ".start_ms", 0, 1e7, 1e6);
+    if (auto x = f["stop_ms"]) s.stop_ns = rd.nanoseconds(x, fp + ".stop_ms", 0, 1e7, 1e6);
+    if (perm) {
+      if (rd.str(f["pattern"], fp + ".pattern") != "permutation") rd.fail(f["pattern"], fp + ".pattern", "expected 'permutation' (NIC patterns go under traffic)");
+      const uint64_t pseed = f["seed"] ? static_cast<uint64_t>(rd.integer(f["seed"], fp + ".seed", 0, 0xFFFFFFFF)) : seed;
+      if (hosts.names.size() < 2) rd.fail(f, fp, "a permutation needs two hosts at least");
+      for (const auto& [from, to] : permutation(hosts.names.size(), pseed)) {
+        HostFlowSpec x = s;
+        x.dst_ip = hosts.ports[to]->host.ip;
+        x.qp = static_cast<uint32_t>(0x2000 + i * 0x1000 + from);
+        hosts.ports[from]->host.flows.push_back(x);
+      }
+      continue;
+    }
+    for (const char* k : {"from", "to"})
+      if (!f[k]) rd.fail(f, fp + "." + k, "missing");
+    auto host = [&](const YAML::Node& n, const std::string& path) {
+      const std::string name = rd.str(n, path);
+      auto it = std::find(hosts.names.begin(), hosts.names.end(), name);
+      if (it == hosts.names.end()) rd.fail(n, path, fmt::format("no host '{}' (hosts are SWITCH.PORT: leaf1.h1 ...)", name));
+      return static_cast<std::size_t>(it - hosts.names.begin());
+    };
+    const std::size_t from = host(f["from"], fp + ".from"), to = host(f["to"], fp + ".to");
+    if (from == to) rd.fail(f["to"], fp + ".to", "a host does not send to itself");
+    s.dst_ip = hosts.ports[to]->host.ip;
+    s.qp = f["qp"] ? static_cast<uint32_t>(rd.integer(f["qp"], fp + ".qp", 1, 0xFFFFFF)) : static_cast<uint32_t>(0x1000 + i);
+    hosts.ports[from]->host.flows.push_back(s);
   }
-  rd.fail(n, path, fmt::format("no host '{}' (hosts are SWITCH.PORT: leaf1.h1 ...)", name));
 }
 
 FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   ConfigReader rd(source);
   if (!root.IsMap()) rd.fail(root, "(top level)", "expected a map of sections (fabric, switch_defaults, flows)");
-  rd.keys(root, "", {"fabric", "switch_defaults", "flows", "traffic"});
+  rd.keys(root, "", {"fabric", "switch_defaults", "hosts", "flows", "traffic", "collectives"});
   const YAML::Node fab = root["fabric"];
   if (!fab) rd.fail(root, "fabric", "missing");
   rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "cable_events"});
@@ -147,54 +181,37 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
       cable->events.push_back({at, st == "up"});
     }
   }
-  if (auto fl = root["flows"]) {
-    rd.seq(fl, "flows");
-    for (std::size_t i = 0; i < fl.size(); ++i) {
-      const std::string fp = fmt::format("flows[{}]", i);
-      rd.keys(fl[i], fp, {"from", "to", "rate_gbps", "dscp", "payload", "qp", "start_ms", "stop_ms"});
-      for (const char* k : {"from", "to"})
-        if (!fl[i][k]) rd.fail(fl[i], fp + "." + k, "missing");
-      const auto [fs, fp_port] = host_port(rd, fl[i]["from"], fp + ".from", out.fabric);
-      const auto [ts, tp_port] = host_port(rd, fl[i]["to"], fp + ".to", out.fabric);
-      if (fs == ts && fp_port == tp_port) rd.fail(fl[i]["to"], fp + ".to", "a host does not send to itself");
-      HostFlowSpec s;
-      s.dst_ip = out.fabric.switches[ts].cfg.ports[tp_port].host.ip;
-      if (auto x = fl[i]["rate_gbps"]) s.rate_gbps = rd.real(x, fp + ".rate_gbps", 1e-6, 800);
-      if (auto x = fl[i]["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, fp + ".dscp", 0, 63));
-      if (auto x = fl[i]["payload"]) s.payload = static_cast<uint32_t>(rd.integer(x, fp + ".payload", 0, 1400));
-      s.qp = fl[i]["qp"] ? static_cast<uint32_t>(rd.integer(fl[i]["qp"], fp + ".qp", 1, 0xFFFFFF)) : static_cast<uint32_t>(0x1000 + i);
-      if (auto x = fl[i]["start_ms"]) s.start_ns = rd.nanoseconds(x, fp + ".start_ms", 0, 1e7, 1e6);
-      if (auto x = fl[i]["stop_ms"]) s.stop_ns = rd.nanoseconds(x, fp + ".stop_ms", 0, 1e7, 1e6);
-      out.fabric.switches[fs].cfg.ports[fp_port].host.flows.push_back(s);
+  // The hosts, by name, for flows, traffic and collectives.
+  HostTable table;
+  table.source = source;
+  table.noun = "host";
+  std::vector<uint16_t> all;
+  for (std::size_t sw = 0; sw < out.fabric.switches.size(); ++sw) {
+    auto& cfg = out.fabric.switches[sw].cfg;
+    for (std::size_t pt = 0; pt < cfg.ports.size(); ++pt) {
+      if (cfg.ports[pt].kind != PortKind::EmulatedHost) continue;
+      const auto h = static_cast<uint16_t>(out.hosts.size());
+      out.hosts.push_back({static_cast<uint16_t>(sw), static_cast<uint16_t>(pt)});
+      out.host_names.push_back(out.fabric.switches[sw].name + "." + cfg.ports[pt].name);
+      table.names.push_back(out.host_names.back());
+      table.ports.push_back(&cfg.ports[pt]);
+      table.groups[out.fabric.switches[sw].name].push_back(h);
+      all.push_back(h);
     }
   }
-  if (auto tr = root["traffic"]) {
-    rd.seq(tr, "traffic");
-    for (std::size_t i = 0; i < tr.size(); ++i) {
-      const std::string tp2 = fmt::format("traffic[{}]", i);
-      rd.keys(tr[i], tp2, {"pattern", "rate_gbps", "dscp", "payload", "seed", "start_ms", "stop_ms"});
-      if (!tr[i]["pattern"]) rd.fail(tr[i], tp2 + ".pattern", "missing");
-      if (rd.str(tr[i]["pattern"], tp2 + ".pattern") != "permutation") rd.fail(tr[i]["pattern"], tp2 + ".pattern", "expected 'permutation'");
-      HostFlowSpec s;
-      if (auto x = tr[i]["rate_gbps"]) s.rate_gbps = rd.real(x, tp2 + ".rate_gbps", 1e-6, 800);
-      if (auto x = tr[i]["dscp"]) s.dscp = static_cast<uint8_t>(rd.integer(x, tp2 + ".dscp", 0, 63));
-      if (auto x = tr[i]["payload"]) s.payload = static_cast<uint32_t>(rd.integer(x, tp2 + ".payload", 0, 1400));
-      if (auto x = tr[i]["start_ms"]) s.start_ns = rd.nanoseconds(x, tp2 + ".start_ms", 0, 1e7, 1e6);
-      if (auto x = tr[i]["stop_ms"]) s.stop_ns = rd.nanoseconds(x, tp2 + ".stop_ms", 0, 1e7, 1e6);
-      const uint64_t pseed = tr[i]["seed"] ? static_cast<uint64_t>(rd.integer(tr[i]["seed"], tp2 + ".seed", 0, 0xFFFFFFFF)) : seed;
-      std::vector<std::pair<std::size_t, std::size_t>> hosts;  // (switch, port)
-      for (std::size_t sw = 0; sw < out.fabric.switches.size(); ++sw)
-        for (std::size_t pt = 0; pt < out.fabric.switches[sw].cfg.ports.size(); ++pt)
-          if (out.fabric.switches[sw].cfg.ports[pt].kind == PortKind::EmulatedHost) hosts.push_back({sw, pt});
-      if (hosts.size() < 2) rd.fail(tr[i], tp2, "a permutation needs two hosts at least");
-      for (const auto& [from, to] : permutation(hosts.size(), pseed)) {
-        HostFlowSpec f = s;
-        f.dst_ip = out.fabric.switches[hosts[to].first].cfg.ports[hosts[to].second].host.ip;
-        f.qp = static_cast<uint32_t>(0x2000 + i * 0x1000 + from);
-        out.fabric.switches[hosts[from].first].cfg.ports[hosts[from].second].host.flows.push_back(f);
-      }
+  table.groups["all"] = all;
+  if (auto hs = root["hosts"]) {
+    rd.map(hs, "hosts");
+    rd.keys(hs, "hosts", {"nic"});
+    if (auto x = hs["nic"]) {
+      nic::NicSpec n;
+      read_nic(rd, x, "hosts.nic", n);
+      for (PortSpec* p : table.ports) p->host.nic = n;
     }
   }
+  if (auto fl = root["flows"]) read_flows(rd, fl, table, seed, out);
+  if (auto x = root["collectives"]) read_collectives(rd, x, table, out.collectives);
+  if (auto x = root["traffic"]) read_traffic(rd, x, table, out.traffic);
   return out;
 }
 

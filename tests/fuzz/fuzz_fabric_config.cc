@@ -1,7 +1,8 @@
 // libFuzzer target: the fabric file loader (control/fabric/fabric_config.h), on any text. A file
 // either loads or is refused with a ConfigError naming a key path ("(structure)", the loader's
 // last resort, is a missing check); one that loads must make a fabric the Fabric accepts: every
-// cable joins two link ports once, and every switch routes every host.
+// cable joins two link ports once, every switch routes every host, and traffic, collectives and
+// queue pairs name only the fabric's hosts.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,5 +41,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (auto& p : s.cfg.ports) hosts += p.kind == rs::PortKind::EmulatedHost;
   for (auto& s : f.switches)
     if (s.cfg.routes.size() != hosts) fail("switch " + s.name + " does not route every host");
+  // Traffic and collectives name the fabric's hosts, and every queue pair goes to one of them.
+  if (spec.hosts.size() != hosts || spec.host_names.size() != hosts) fail("the host table misses hosts");
+  std::set<uint32_t> ips;
+  for (auto [s, p] : spec.hosts) ips.insert(f.switches[s].cfg.ports[p].host.ip);
+  for (const auto& t : spec.traffic)
+    for (uint16_t h : t.hosts)
+      if (h >= hosts) fail("a traffic pattern names a host that does not exist");
+  for (const auto& c : spec.collectives)
+    for (uint16_t h : c.ports)
+      if (h >= hosts) fail("a collective names a host that does not exist");
+  for (auto& s : f.switches)
+    for (auto& p : s.cfg.ports)
+      for (const auto& q : p.host.qps)
+        if (!ips.count(q.peer_ip) || q.peer_ip == p.host.ip) fail("a queue pair to no host of the fabric, or to itself");
   return 0;
 }

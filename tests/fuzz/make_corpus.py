@@ -320,6 +320,14 @@ switch_defaults: {switch: {mbufs: 4096}}
 flows: [{from: leaf1.h1, to: leaf2.h1, rate_gbps: 5, start_ms: 1}]
 """
 
+FABRIC_NIC = """fabric:
+  leaf_spine: {spines: 2, leaves: 2, hosts_per_leaf: 2}
+hosts: {nic: {mtu: 4096, reorder: placement, cc: dcqcn}}
+flows: [{pattern: permutation, rate_gbps: 1, seed: 2}]
+traffic: [{pattern: incast, hosts: [leaf1], receiver: leaf2.h1, messages: 3}, {pattern: permutation, hosts: [all], seed: 4}]
+collectives: [{op: allreduce, hosts: [leaf1.h1, leaf2.h1, leaf1.h2], size_bytes: 65536, slices: 2}]
+"""
+
 
 MEMBERS = [{'port': 'h2', 'mac': '02:00:00:00:aa:02'}, {'port': 'h3', 'mac': '02:00:00:00:aa:03', 'weight': 2}]
 CONTROL = {
@@ -391,7 +399,8 @@ WORDS = {
     'fabric_config': ['fabric', 'leaf_spine', 'spines', 'leaves', 'hosts_per_leaf', 'links_per_pair', 'host_gbps',
                       'uplink_gbps', 'cable_m', 'loss', 'policy', 'step_ns', 'max_jump_us', 'duration_ms', 'seed',
                       'cable_events', 'cable', 'at_ms', 'state', 'switch_defaults', 'flows', 'from', 'to', 'leaf1.h1',
-                      'leaf2.h1', 'spine1.down1', ': ', '- ', '{', '}'],
+                      'leaf2.h1', 'spine1.down1', 'hosts', 'nic', 'reorder', 'placement', 'traffic', 'collectives',
+                      'pattern', 'permutation', 'incast', 'receiver', 'allreduce', 'all', 'leaf1', ': ', '- ', '{', '}'],
     'bmv2': ['table_add', 'table_delete', 'table_modify', 'table_dump', 'table_clear', 'table_set_default',
              'act_prof_create_member', 'act_prof_create_group', 'act_prof_add_member_to_group',
              'table_indirect_add', 'table_indirect_add_with_group', 'mirroring_add', 'mirroring_delete',
@@ -449,6 +458,7 @@ def main():
     with open(os.path.join(TOP, 'configs/fabric_leafspine.yaml')) as f:
         write(out, 'fabric_config', 'leafspine', f.read())
     write(out, 'fabric_config', 'cut', FABRIC_CUT)
+    write(out, 'fabric_config', 'nic', FABRIC_NIC)
     for n, d in CONTROL.items():
         write(out, 'control', n, json.dumps(d))
     for n, d in BMV2.items():

@@ -74,7 +74,7 @@ TEST(FabricTopology, LeafSpineRefusesWhatASwitchCannotHold) {
 TEST(FabricTopology, APermutationIsADerangementFixedByItsSeed) {
   auto load = [](int seed) {
     return load_fabric_text(fmt::format("fabric:\n  leaf_spine: {{spines: 2, leaves: 4, hosts_per_leaf: 4}}\n"
-                                        "traffic: [{{pattern: permutation, rate_gbps: 10, seed: {}}}]\n", seed),
+                                        "flows: [{{pattern: permutation, rate_gbps: 10, seed: {}}}]\n", seed),
                             "perm.yaml");
   };
   auto pairs = [](const FabricRunSpec& r) {
@@ -94,6 +94,46 @@ TEST(FabricTopology, APermutationIsADerangementFixedByItsSeed) {
   EXPECT_EQ(dsts.size(), 16u) << "each host hears from exactly one";
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
+}
+
+TEST(FabricTopology, NicTrafficAndCollectivesSpanTheLeaves) {
+  const FabricRunSpec r = load_fabric_text(
+      "fabric:\n  leaf_spine: {spines: 2, leaves: 2, hosts_per_leaf: 2}\n"
+      "hosts: {nic: {reorder: placement, cc: none}}\n"
+      "traffic: [{pattern: incast, hosts: [leaf1], receiver: leaf2.h1, message_bytes: 4096}]\n"
+      "collectives: [{op: allreduce, hosts: [leaf1.h1, leaf2.h2, leaf1.h2], size_bytes: 65536}]\n",
+      "nic.yaml");
+  ASSERT_EQ(r.host_names.size(), 4u);
+  EXPECT_EQ(r.host_names[2], "leaf2.h1");
+  ASSERT_EQ(r.traffic.size(), 1u);
+  EXPECT_EQ(r.traffic[0].hosts, (std::vector<uint16_t>{0, 1})) << "a switch's name is its hosts";
+  EXPECT_EQ(r.traffic[0].receiver, 2);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  EXPECT_EQ(r.collectives[0].ports, (std::vector<uint16_t>{0, 3, 1}));
+  auto host = [&](std::size_t h) -> const HostSpec& { return r.fabric.switches[r.hosts[h].first].cfg.ports[r.hosts[h].second].host; };
+  for (std::size_t h = 0; h < 4; ++h) {
+    EXPECT_TRUE(host(h).nic.enabled) << r.host_names[h];
+    EXPECT_TRUE(host(h).nic.rc.placement) << "hosts.nic is every host's";
+    EXPECT_FALSE(host(h).nic.dcqcn);
+  }
+  // leaf1.h1: its incast QP to leaf2.h1 and its ring QPs (to leaf2.h2, from leaf1.h2).
+  std::set<uint32_t> peers;
+  for (const auto& q : host(0).qps) peers.insert(q.peer_ip);
+  EXPECT_EQ(peers, (std::set<uint32_t>{host(2).ip, host(3).ip, host(1).ip}));
+  auto why = [](const std::string& text) {
+    try {
+      load_fabric_text(text, "bad.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  const std::string top = "fabric:\n  leaf_spine: {spines: 1, leaves: 2, hosts_per_leaf: 1}\n";
+  EXPECT_NE(why(top + "traffic: [{pattern: permutation, hosts: [all, leaf9.h1]}]\n").find("traffic[0].hosts[1]: no host 'leaf9.h1'"),
+            std::string::npos);
+  EXPECT_NE(why(top + "traffic: [{pattern: permutation, hosts: [all, leaf1]}]\n").find("'leaf1.h1' is given twice"), std::string::npos);
+  EXPECT_NE(why(top + "hosts: {nic: {reorder: sometimes}}\n").find("hosts.nic.reorder"), std::string::npos);
+  EXPECT_NE(why(top + "flows: [{pattern: incast}]\n").find("NIC patterns go under traffic"), std::string::npos);
 }
 
 TEST(FabricTopology, BadFabricFilesNameTheirKey) {
