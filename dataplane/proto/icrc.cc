@@ -1,5 +1,6 @@
 #include "dataplane/proto/icrc.h"
 
+#include <rte_net_crc.h>
 #include <zlib.h>
 
 #include <cstring>
@@ -30,9 +31,19 @@ uint32_t roce_icrc(const uint8_t* l3, std::size_t l3_len, bool ipv6) {
   udp[8 + 4] = 0xFF;  // BTH byte 4: FECN/BECN/reserved
   uLong crc = crc32(0L, kOnes, sizeof kOnes);
   crc = crc32(crc, hdr, static_cast<uInt>(ip_len + 8 + 12));
-  const std::size_t rest = l3_len - (ip_len + 8 + 12) - 4;
-  crc = crc32(crc, l3 + ip_len + 8 + 12, static_cast<uInt>(rest));
-  return static_cast<uint32_t>(crc);
+  // The rest (the payload, most of the bytes) by DPDK's carry-less-multiply CRC, which starts
+  // afresh: zlib joins the two CRCs. The join for a length is computed once per thread and
+  // kept while packets keep that length (most are a full MTU).
+  const auto rest = static_cast<uint32_t>(l3_len - (ip_len + 8 + 12) - 4);
+  thread_local uint32_t op_len = UINT32_MAX;
+  thread_local uLong op = 0;
+  if (op_len != rest) op = crc32_combine_gen(static_cast<z_off_t>(rest)), op_len = rest;
+  // DPDK picks its CRC code on the first call, racing other threads' first calls: picked here
+  // once, under C++'s thread-safe static initialisation.
+  static const bool picked = (rte_net_crc_set_alg(RTE_NET_CRC_AVX512), true);
+  (void)picked;
+  const uLong tail = rte_net_crc_calc(l3 + ip_len + 8 + 12, rest, RTE_NET_CRC32_ETH);
+  return static_cast<uint32_t>(crc32_combine_op(crc, tail, op));
 }
 
 bool roce_icrc_ok(const uint8_t* l3, std::size_t l3_len, bool ipv6) {
