@@ -212,7 +212,8 @@ nic::FlowSizeCdf read_cdf_file(const std::string& path) {
   return c;
 }
 
-void read_traffic(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::TrafficSpec>& out) {
+void read_traffic(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::TrafficSpec>& out,
+                  uint64_t seed) {
   rd.seq(n, "traffic");
   for (std::size_t i = 0; i < n.size(); ++i) {
     const YAML::Node t = n[i];
@@ -220,6 +221,7 @@ void read_traffic(const ConfigReader& rd, const YAML::Node& n, const HostTable& 
     rd.keys(t, tp, {"pattern", "hosts", "receiver", "message_bytes", "messages", "depth", "dscp", "qpn", "seed", "start_s", "stop_s",
                     "cdf_file", "load", "duration_s"});
     nic::TrafficSpec s;
+    s.seed = seed;
     if (!t["pattern"]) rd.fail(t, tp + ".pattern", "missing");
     const std::string pat = rd.str(t["pattern"], tp + ".pattern");
     if (!nic::pattern_of(pat, s.pattern)) rd.fail(t["pattern"], tp + ".pattern", fmt::format("'{}': expected incast, permutation, all_to_all or cdf", pat));

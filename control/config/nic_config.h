@@ -36,7 +36,9 @@ void read_collectives(const ConfigReader& rd, const YAML::Node& n, const HostTab
 // traffic: [{pattern: incast|permutation|all_to_all|cdf, hosts, receiver (incast), message_bytes,
 // messages, depth, dscp, qpn, seed, start_s, stop_s; cdf: cdf_file, load, duration_s}]: read,
 // then expanded into the hosts' queue pairs. A CDF file's errors name its own file and line.
-void read_traffic(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::TrafficSpec>& out);
+// `seed` is the patterns' when they give none.
+void read_traffic(const ConfigReader& rd, const YAML::Node& n, const HostTable& hosts, std::vector<nic::TrafficSpec>& out,
+                  uint64_t seed = 1);
 // A flow-size CDF file: `bytes probability` a line (probability in [0, 1], or percent when the
 // last is 100, as HPCC's traffic_gen files), # comments; both columns non-decreasing.
 nic::FlowSizeCdf read_cdf_file(const std::string& path);

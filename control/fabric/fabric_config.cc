@@ -106,7 +106,7 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   rd.keys(root, "", {"fabric", "switch_defaults", "hosts", "flows", "traffic", "collectives"});
   const YAML::Node fab = root["fabric"];
   if (!fab) rd.fail(root, "fabric", "missing");
-  rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "cable_events"});
+  rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "threads", "cable_events"});
   FabricRunSpec out;
   out.source = source;
   if (!fab["leaf_spine"] == !fab["fat_tree"]) rd.fail(fab, "fabric", "give exactly one topology: leaf_spine or fat_tree");
@@ -156,6 +156,7 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   }
   if (auto x = fab["step_ns"]) out.fabric.step_ns = static_cast<uint64_t>(rd.integer(x, "fabric.step_ns", 1, 1'000'000));
   if (auto x = fab["max_jump_us"]) out.fabric.max_jump_ns = rd.nanoseconds(x, "fabric.max_jump_us", 0, 1e6, 1e3);
+  if (auto x = fab["threads"]) out.fabric.threads = static_cast<unsigned>(rd.integer(x, "fabric.threads", 1, 64));
   if (auto x = fab["duration_ms"]) out.duration_s = rd.real(x, "fabric.duration_ms", 0.001, 1e7) / 1e3;
   if (auto ev = fab["cable_events"]) {
     rd.seq(ev, "fabric.cable_events");
@@ -211,7 +212,7 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   }
   if (auto fl = root["flows"]) read_flows(rd, fl, table, seed, out);
   if (auto x = root["collectives"]) read_collectives(rd, x, table, out.collectives);
-  if (auto x = root["traffic"]) read_traffic(rd, x, table, out.traffic);
+  if (auto x = root["traffic"]) read_traffic(rd, x, table, out.traffic, seed);
   return out;
 }
 

@@ -1,6 +1,10 @@
 #include "dataplane/fabric/fabric.h"
 
 #include <fmt/core.h>
+#include <pthread.h>
+#include <rte_lcore.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -64,9 +68,87 @@ Fabric::Fabric(FabricSpec spec, uint64_t t0_ns) : spec_(std::move(spec)), t0_(t0
       throw std::runtime_error(fmt::format("switch {}: {}", s.name, e.what()));
     }
   }
+  // Shares: the heaviest switches first, each to the least loaded thread. A host (its NIC or
+  // its flows) weighs more than a cable port.
+  const unsigned n = std::clamp<unsigned>(spec_.threads, 1, std::max<std::size_t>(1, switches_.size()));
+  std::vector<std::pair<std::size_t, std::size_t>> by_weight;  // (weight, switch)
+  for (std::size_t i = 0; i < spec_.switches.size(); ++i) {
+    std::size_t w = 0;
+    for (const auto& p : spec_.switches[i].cfg.ports) w += p.kind == PortKind::Link ? 1 : 4;
+    by_weight.push_back({w, i});
+  }
+  std::stable_sort(by_weight.begin(), by_weight.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  shares_.assign(n, {});
+  thread_of_.assign(switches_.size(), 0);
+  std::vector<std::size_t> load(n, 0);
+  for (const auto& [w, i] : by_weight) {
+    const auto t = static_cast<unsigned>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[t] += w;
+    shares_[t].push_back(i);
+    thread_of_[i] = t;
+  }
+  for (auto& sh : shares_) std::sort(sh.begin(), sh.end());
+  for (unsigned t = 1; t < n; ++t) helpers_.emplace_back([this, t] { helper_loop(t); });
 }
 
-Fabric::~Fabric() = default;
+Fabric::~Fabric() { stop_helpers(); }
+
+void Fabric::stop_helpers() {
+  if (helpers_.empty()) return;
+  quit_.store(true, std::memory_order_release);
+  go_.fetch_add(1, std::memory_order_release);
+  go_.notify_all();
+  for (auto& h : helpers_) h.join();
+  helpers_.clear();
+}
+
+void Fabric::poll_share(unsigned t) {
+  const bool reclaim = steps_ % kReclaimEvery == 0;
+  for (std::size_t i : shares_[t]) {
+    switches_[i]->poll_all(now_);
+    if (reclaim) switches_[i]->reclaim();
+  }
+}
+
+void Fabric::helper_loop(unsigned t) {
+  // A thread inherits its creator's CPUs: under DPDK the main lcore's one CPU, which a helper
+  // would share, spinning. It takes every other CPU instead (all of them if there is no other).
+  cpu_set_t mine, others;
+  CPU_ZERO(&others);
+  if (pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) == 0) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < n && c < CPU_SETSIZE; ++c)
+      if (!CPU_ISSET(c, &mine) || CPU_COUNT(&mine) > 1) CPU_SET(c, &others);
+    if (pthread_setaffinity_np(pthread_self(), sizeof others, &others) != 0) {
+      for (long c = 0; c < n && c < CPU_SETSIZE; ++c) CPU_SET(c, &others);
+      pthread_setaffinity_np(pthread_self(), sizeof others, &others);
+    }
+  }
+  // A DPDK thread of its own (an lcore id), so that its frees and allocations use the mbuf
+  // pools' per-lcore caches; without one (no id left) it still works, through the pools' rings.
+  const bool registered = rte_thread_register() == 0;
+  uint64_t seen = 0;
+  for (;;) {
+    // Spin a while (a step is short), then sleep until the next one.
+    uint64_t g = go_.load(std::memory_order_acquire);
+    for (int spin = 0; g == seen && spin < 4096; ++spin) {
+      __builtin_ia32_pause();
+      g = go_.load(std::memory_order_acquire);
+    }
+    while (g == seen) {
+      go_.wait(seen, std::memory_order_acquire);
+      g = go_.load(std::memory_order_acquire);
+    }
+    seen = g;
+    if (quit_.load(std::memory_order_acquire)) {
+      if (registered) rte_thread_unregister();
+      return;
+    }
+    poll_share(t);
+    done_.fetch_add(1, std::memory_order_acq_rel);
+    done_.notify_one();
+  }
+}
 
 bool Fabric::quiet() {
   // The cheap questions first: a busy fabric answers no on the first host or cable.
@@ -100,9 +182,26 @@ void Fabric::run_until(uint64_t t_ns) {
       auto& ev = spec_.cables[c].events;
       while (next_event_[c] < ev.size() && t0_ + ev[next_event_[c]].first <= now_) cables_[c]->set_up(ev[next_event_[c]++].second);
     }
-    for (auto& s : switches_) s->poll_all(now_);
-    if (++steps_ % kReclaimEvery == 0)
-      for (auto& s : switches_) s->reclaim();
+    ++steps_;
+    if (helpers_.empty()) {
+      poll_share(0);
+    } else {
+      // The helpers' step starts when they see `go_` move; the step ends when all of them have
+      // counted themselves done (what they wrote is visible to this thread from then on).
+      const uint64_t want = done_.load(std::memory_order_relaxed) + helpers_.size();
+      go_.fetch_add(1, std::memory_order_release);
+      go_.notify_all();
+      poll_share(0);
+      uint64_t d = done_.load(std::memory_order_acquire);
+      for (int spin = 0; d != want && spin < 4096; ++spin) {
+        __builtin_ia32_pause();
+        d = done_.load(std::memory_order_acquire);
+      }
+      while (d != want) {
+        done_.wait(d, std::memory_order_acquire);
+        d = done_.load(std::memory_order_acquire);
+      }
+    }
     if (quiet()) {
       const uint64_t next = std::min(next_event_after_quiet(), std::max(t_ns, now_ + spec_.step_ns));
       if (next > now_ + spec_.step_ns) ++jumps_;
@@ -142,6 +241,7 @@ FabricTotals Fabric::totals() const {
 
 void Fabric::shutdown() {
   if (stopped_) return;
+  stop_helpers();
   for (auto& s : switches_) s->shutdown(now_);
   stopped_ = true;
 }

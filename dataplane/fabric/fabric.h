@@ -9,11 +9,20 @@
 // the machine runs it. A step is the resolution of the emulation: a cable's arrivals and a
 // shaper's departures fall on step boundaries (an event between two boundaries happens at the
 // next one).
+//
+// Threads: the switches are shared out among `threads` threads, which poll theirs at each step
+// and meet before the clock moves on. Cables are the only thing switches share, and a frame sent
+// during the step at time t arrives after t (it takes time to serialise), so no switch can see
+// at t what another sent at t, whichever thread ran first: the results are the ones a single
+// thread gives. Conservative synchronisation with a window of one step; a window of the
+// shortest cable's delay (docs/fabric.md) is what a fabric split over processes would use.
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -42,6 +51,9 @@ struct FabricSpec {
   // The longest jump over a quiet stretch: timers that nothing announces (PFC refresh, DCQCN,
   // retransmission) still run at least this often.
   uint64_t max_jump_ns = 10'000;
+  // Threads that poll the switches (each switch always by the same one). Results do not depend
+  // on it: see Fabric's comment.
+  unsigned threads = 1;
 };
 
 // The books of the whole fabric, end to end: what hosts sent into it (and what the switches
@@ -80,6 +92,10 @@ class Fabric {
   const EmulatedLink& cable(std::size_t i) const { return *cables_[i]; }
   const FabricCable& cable_spec(std::size_t i) const { return spec_.cables[i]; }
 
+  unsigned threads() const { return static_cast<unsigned>(shares_.size()); }
+  // Which thread polls switch i (0: the caller of run_until).
+  unsigned thread_of(std::size_t i) const { return thread_of_[i]; }
+
   FabricTotals totals() const;
   // Stops every switch (what is still queued is counted dropped, as a switch's shutdown does).
   void shutdown();
@@ -87,6 +103,9 @@ class Fabric {
  private:
   bool quiet();
   uint64_t next_event_after_quiet();
+  void poll_share(unsigned t);  // thread t's switches, at now_
+  void helper_loop(unsigned t);
+  void stop_helpers();
 
   FabricSpec spec_;
   uint64_t t0_, now_;
@@ -95,6 +114,14 @@ class Fabric {
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::size_t> next_event_;  // per cable: its next scheduled event
   bool stopped_ = false;
+  // Threads: each one's switches; helpers 1.. wait for a new step number in `go_`, poll their
+  // share and count themselves done in `done_` (step numbers only grow; 0 never runs).
+  std::vector<std::vector<std::size_t>> shares_;
+  std::vector<unsigned> thread_of_;
+  std::vector<std::thread> helpers_;
+  alignas(64) std::atomic<uint64_t> go_{0};
+  alignas(64) std::atomic<uint64_t> done_{0};
+  std::atomic<bool> quit_{false};
 };
 
 }  // namespace rs

@@ -5,9 +5,11 @@
 // the other spine, and a quiet fabric jumps its clock.
 #include "dataplane/fabric/fabric.h"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include "app/stats_json.h"
+#include "control/fabric/fabric_config.h"
 #include "control/fabric/fabric_topology.h"
 #include "tests/support/constants.h"
 #include "tests/unit/switch/lossless_net.h"
@@ -102,6 +104,41 @@ TEST(Fabric, TheSameSpecGivesByteIdenticalStats) {
   const std::string a = run(), b = run();
   EXPECT_GT(a.size(), 1000u);
   EXPECT_TRUE(a == b) << "two runs of one spec differ";
+}
+
+TEST(Fabric, ThreadsDoNotChangeTheStatsAndTheSeedDoes) {
+  // NICs (DCQCN, go-back-N), a permutation and an incast over 5 switches: queues, PFC, CNPs,
+  // retransmissions, ECMP's hash. One thread, again, three threads, then another seed.
+  auto run = [](unsigned threads, unsigned seed) {
+    const FabricRunSpec r = load_fabric_text(
+        fmt::format("fabric:\n  leaf_spine: {{spines: 2, leaves: 3, hosts_per_leaf: 2, host_gbps: 25, uplink_gbps: 25}}\n"
+                    "  seed: {}\n  threads: {}\n"
+                    "switch_defaults:\n  qos: {{dscp_to_tc: {{26: 3}}, pfc_enable: [3]}}\n"
+                    "  buffer: {{profiles: {{lossless_pg: {{xoff: 32768, xon: 16384, headroom: 65536}}}}, pg: {{3: lossless_pg}}}}\n"
+                    "hosts: {{nic: {{mtu: 1024}}}}\n"
+                    "traffic:\n  - {{pattern: permutation, hosts: [all], message_bytes: 16384, depth: 2}}\n"
+                    "  - {{pattern: incast, hosts: [leaf1, leaf2], receiver: leaf3.h2, message_bytes: 8192}}\n",
+                    seed, threads),
+        "threads.yaml");
+    Fabric fab(r.fabric, kT0);
+    EXPECT_EQ(fab.threads(), threads);
+    fab.run_until(kT0 + kMs / 2);
+    std::string all;
+    for (std::size_t i = 0; i < fab.num_switches(); ++i) all += stats_json(fab.at(i)).dump();
+    for (std::size_t i = 0; i < fab.num_cables(); ++i) {
+      nlohmann::json j;
+      fab.cable(i).stats(j);
+      all += j.dump();
+    }
+    expect_balanced(fab);
+    return all;
+  };
+  const std::string a = run(1, 1), b = run(1, 1), c = run(3, 1), d = run(1, 2);
+  EXPECT_GT(a.size(), 10000u);
+  EXPECT_NE(a.find("\"messages_done\":"), std::string::npos);
+  EXPECT_TRUE(a == b) << "two runs of one spec differ";
+  EXPECT_TRUE(a == c) << "three threads give other stats than one";
+  EXPECT_FALSE(a == d) << "another seed gives the same stats";
 }
 
 TEST(Fabric, PauseGoesHopByHopAndNothingLosslessIsLost) {
