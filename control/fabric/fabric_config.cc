@@ -12,6 +12,7 @@
 #include "control/config/config_reader.h"
 #include "control/config/nic_config.h"
 #include "control/config/routing_config.h"
+#include "control/fabric/fabric_custom.h"
 #include "control/fabric/fabric_topology.h"
 
 namespace rs {
@@ -106,14 +107,19 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   rd.keys(root, "", {"fabric", "switch_defaults", "hosts", "flows", "traffic", "collectives"});
   const YAML::Node fab = root["fabric"];
   if (!fab) rd.fail(root, "fabric", "missing");
-  rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "threads", "cable_events"});
+  rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "switches", "links", "defaults", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "threads", "cable_events"});
   FabricRunSpec out;
   out.source = source;
-  if (!fab["leaf_spine"] == !fab["fat_tree"]) rd.fail(fab, "fabric", "give exactly one topology: leaf_spine or fat_tree");
+  if ((fab["leaf_spine"] ? 1 : 0) + (fab["fat_tree"] ? 1 : 0) + (fab["switches"] ? 1 : 0) != 1)
+    rd.fail(fab, "fabric", "give exactly one topology: leaf_spine, fat_tree, or switches (and links)");
+  if (fab["links"] && !fab["switches"]) rd.fail(fab["links"], "fabric.links", "links join the switches of fabric.switches");
+  const bool custom = static_cast<bool>(fab["switches"]);
   const bool ft = static_cast<bool>(fab["fat_tree"]);
-  const std::string tp = ft ? "fabric.fat_tree" : "fabric.leaf_spine";
-  const YAML::Node topo = fab[ft ? "fat_tree" : "leaf_spine"];
-  if (ft) rd.keys(topo, tp, {"k", "host_gbps", "link_gbps", "cable_m", "loss"});
+  const std::string tp = custom ? "fabric.defaults" : ft ? "fabric.fat_tree" : "fabric.leaf_spine";
+  // A written-out fabric's defaults for its hosts and links are the generators' keys, in `fabric.defaults`.
+  const YAML::Node topo = custom ? (fab["defaults"] ? fab["defaults"] : YAML::Node(YAML::NodeType::Map)) : fab[ft ? "fat_tree" : "leaf_spine"];
+  if (custom) rd.keys(topo, "fabric.defaults", {"host_gbps", "link_gbps", "cable_m", "loss"});
+  else if (ft) rd.keys(topo, tp, {"k", "host_gbps", "link_gbps", "cable_m", "loss"});
   else rd.keys(topo, tp, {"spines", "leaves", "hosts_per_leaf", "links_per_pair", "host_gbps", "uplink_gbps", "cable_m", "loss"});
   LeafSpineSpec ls;
   FatTreeSpec fts;
@@ -127,7 +133,8 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   count("links_per_pair", ls.links_per_pair);
   count("k", fts.k);
   if (auto x = topo["host_gbps"]) host_gbps = rd.real(x, tp + ".host_gbps", 0.001, 800);
-  if (auto x = topo[ft ? "link_gbps" : "uplink_gbps"]) link_gbps = rd.real(x, tp + (ft ? ".link_gbps" : ".uplink_gbps"), 0.001, 800);
+  const char* lk = ft || custom ? "link_gbps" : "uplink_gbps";
+  if (auto x = topo[lk]) link_gbps = rd.real(x, tp + "." + lk, 0.001, 800);
   if (auto x = topo["cable_m"]) cable_m = rd.real(x, tp + ".cable_m", 0, 100000);
   if (auto x = topo["loss"]) loss = rd.real(x, tp + ".loss", 0, 1);
   uint64_t seed = 1;
@@ -142,7 +149,11 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   host_tmpl.host = HostSpec{};
   const uint64_t delay = static_cast<uint64_t>(cable_m * 5);  // light in fibre: 5 ns a metre
   try {
-    if (ft) {
+    if (custom) {
+      FabricBuilder b{defaults, host_tmpl, fabric_tmpl, seed, host_gbps, link_gbps, delay, loss, {}};
+      read_custom_topology(rd, fab, b, policy, source);
+      out.fabric = std::move(b.f);
+    } else if (ft) {
       fts.host_gbps = host_gbps, fts.link_gbps = link_gbps, fts.cable_delay_ns = delay, fts.cable_loss = loss, fts.seed = seed;
       fts.base = defaults, fts.host_port = host_tmpl, fts.fabric_port = fabric_tmpl, fts.policy = policy;
       out.fabric = fat_tree(fts);

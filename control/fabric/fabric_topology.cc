@@ -18,56 +18,46 @@ rte_ether_addr mac(uint8_t kind, unsigned a, unsigned b) {
                          static_cast<uint8_t>(b)}};
 }
 
-// Both topologies are built by the same few moves: a switch (the base config, no ports, groups
-// or routes, its own seed), a cable port, a host port, a cable between two cable ports.
-struct Builder {
-  const SwitchConfig& base;
-  const PortSpec &host_port, &fabric_port;
-  uint64_t seed;
-  double host_gbps, link_gbps;
-  uint64_t delay_ns;
-  double loss;
-  FabricSpec f;
-
-  unsigned add_switch(std::string name) {
-    FabricSwitch sw{std::move(name), base};
-    sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
-    sw.cfg.seed = static_cast<uint32_t>(seed * 1000 + f.switches.size());
-    f.switches.push_back(std::move(sw));
-    return static_cast<unsigned>(f.switches.size() - 1);
-  }
-  uint16_t add(unsigned sw, const PortSpec& tmpl, std::string name, PortKind kind, double gbps) {
-    auto& ports = f.switches[sw].cfg.ports;
-    PortSpec p = tmpl;
-    p.name = std::move(name);
-    p.kind = kind;
-    p.mac = mac(0x53, sw, static_cast<unsigned>(ports.size()));
-    p.egress.speed_gbps = gbps;
-    ports.push_back(std::move(p));
-    return static_cast<uint16_t>(ports.size() - 1);
-  }
-  uint16_t add_port(unsigned sw, std::string name) { return add(sw, fabric_port, std::move(name), PortKind::Link, link_gbps); }
-  // Host h of the switch that is the fabric's `nth` host switch (1-based): 10.nth.h.2.
-  void add_host(unsigned sw, unsigned nth, unsigned h) {
-    const uint16_t i = add(sw, host_port, fmt::format("h{}", h), PortKind::EmulatedHost, host_gbps);
-    PortSpec& p = f.switches[sw].cfg.ports[i];
-    p.host.ip = fabric_host_ip(nth, h);
-    p.host.mac = mac(0x48, nth, h);
-  }
-  void cable(unsigned a, uint16_t ap, unsigned b, uint16_t bp) {
-    FabricCable c;
-    c.name = fmt::format("{}.{}-{}.{}", f.switches[a].name, f.switches[a].cfg.ports[ap].name, f.switches[b].name,
-                         f.switches[b].cfg.ports[bp].name);
-    c.a_switch = static_cast<uint16_t>(a), c.a_port = ap, c.b_switch = static_cast<uint16_t>(b), c.b_port = bp;
-    c.params.gbps = link_gbps;
-    c.params.delay_ns = delay_ns;
-    c.params.loss = loss;
-    c.params.seed = seed * 7919 + f.cables.size();
-    f.cables.push_back(std::move(c));
-  }
-};
-
 }  // namespace
+
+unsigned FabricBuilder::add_switch(std::string name) {
+  FabricSwitch sw{std::move(name), base};
+  sw.cfg.ports.clear(), sw.cfg.groups.clear(), sw.cfg.routes.clear();
+  sw.cfg.seed = static_cast<uint32_t>(seed * 1000 + f.switches.size());
+  f.switches.push_back(std::move(sw));
+  return static_cast<unsigned>(f.switches.size() - 1);
+}
+
+uint16_t FabricBuilder::add(unsigned sw, const PortSpec& tmpl, std::string name, PortKind kind, double gbps) {
+  auto& ports = f.switches[sw].cfg.ports;
+  PortSpec p = tmpl;
+  p.name = std::move(name);
+  p.kind = kind;
+  p.mac = mac(0x53, sw, static_cast<unsigned>(ports.size()));
+  p.egress.speed_gbps = gbps;
+  ports.push_back(std::move(p));
+  return static_cast<uint16_t>(ports.size() - 1);
+}
+
+void FabricBuilder::add_host(unsigned sw, unsigned nth, unsigned h) {
+  const uint16_t i = add(sw, host_port, fmt::format("h{}", h), PortKind::EmulatedHost, host_gbps);
+  PortSpec& p = f.switches[sw].cfg.ports[i];
+  p.host.ip = fabric_host_ip(nth, h);
+  p.host.mac = mac(0x48, nth, h);
+}
+
+FabricCable& FabricBuilder::cable(unsigned a, uint16_t ap, unsigned b, uint16_t bp) {
+  FabricCable c;
+  c.name = fmt::format("{}.{}-{}.{}", f.switches[a].name, f.switches[a].cfg.ports[ap].name, f.switches[b].name,
+                       f.switches[b].cfg.ports[bp].name);
+  c.a_switch = static_cast<uint16_t>(a), c.a_port = ap, c.b_switch = static_cast<uint16_t>(b), c.b_port = bp;
+  c.params.gbps = link_gbps;
+  c.params.delay_ns = delay_ns;
+  c.params.loss = loss;
+  c.params.seed = seed * 7919 + f.cables.size();
+  f.cables.push_back(std::move(c));
+  return f.cables.back();
+}
 
 uint32_t fabric_host_ip(unsigned leaf, unsigned host) {
   return htonl(10u << 24 | (leaf & 255) << 16 | (host & 255) << 8 | 2);
@@ -87,7 +77,7 @@ FabricSpec leaf_spine(const LeafSpineSpec& s) {
                                             s.leaves * s.links_per_pair, kMaxPorts));
   if (s.spines + s.leaves > kMaxFabricSwitches)
     throw std::invalid_argument(fmt::format("{} switches; a fabric has at most {}", s.spines + s.leaves, kMaxFabricSwitches));
-  Builder b{s.base, s.host_port, s.fabric_port, s.seed, s.host_gbps, s.uplink_gbps, s.cable_delay_ns, s.cable_loss, {}};
+  FabricBuilder b{s.base, s.host_port, s.fabric_port, s.seed, s.host_gbps, s.uplink_gbps, s.cable_delay_ns, s.cable_loss, {}};
   std::vector<unsigned> spine(s.spines);
   for (unsigned i = 0; i < s.spines; ++i) {
     spine[i] = b.add_switch(fmt::format("spine{}", i + 1));
@@ -112,7 +102,7 @@ FabricSpec fat_tree(const FatTreeSpec& s) {
   const unsigned half = s.k / 2, pods = s.k, cores = half * half;
   if (pods * s.k + cores > kMaxFabricSwitches)
     throw std::invalid_argument(fmt::format("{} switches; a fabric has at most {}", pods * s.k + cores, kMaxFabricSwitches));
-  Builder b{s.base, s.host_port, s.fabric_port, s.seed, s.host_gbps, s.link_gbps, s.cable_delay_ns, s.cable_loss, {}};
+  FabricBuilder b{s.base, s.host_port, s.fabric_port, s.seed, s.host_gbps, s.link_gbps, s.cable_delay_ns, s.cable_loss, {}};
   std::vector<unsigned> core(cores), agg(pods * half), edge(pods * half);
   for (unsigned c = 0; c < cores; ++c) core[c] = b.add_switch(fmt::format("core{}", c + 1));
   for (unsigned a = 0; a < pods * half; ++a) agg[a] = b.add_switch(fmt::format("agg{}", a + 1));

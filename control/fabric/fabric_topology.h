@@ -60,4 +60,24 @@ void fabric_routes(FabricSpec& f, const PolicySpec& policy);
 
 uint32_t fabric_host_ip(unsigned leaf, unsigned host);  // network order; leaf and host from 1
 
+// Every topology is built by the same few moves: a switch (the base config without ports, groups
+// or routes, its own seed), a port from a template (its MAC from the switch and port numbers), a
+// host port h{h} (10.nth.h.2), a cable between two ports (the builder's rate, delay and loss; the
+// caller may change them).
+struct FabricBuilder {
+  const SwitchConfig& base;
+  const PortSpec &host_port, &fabric_port;
+  uint64_t seed;
+  double host_gbps, link_gbps;
+  uint64_t delay_ns;
+  double loss;
+  FabricSpec f;
+
+  unsigned add_switch(std::string name);
+  uint16_t add(unsigned sw, const PortSpec& tmpl, std::string name, PortKind kind, double gbps);
+  uint16_t add_port(unsigned sw, std::string name) { return add(sw, fabric_port, std::move(name), PortKind::Link, link_gbps); }
+  void add_host(unsigned sw, unsigned nth, unsigned h);
+  FabricCable& cable(unsigned a, uint16_t ap, unsigned b, uint16_t bp);
+};
+
 }  // namespace rs

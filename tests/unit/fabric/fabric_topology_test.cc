@@ -136,6 +136,52 @@ TEST(FabricTopology, NicTrafficAndCollectivesSpanTheLeaves) {
   EXPECT_NE(why(top + "flows: [{pattern: incast}]\n").find("NIC patterns go under traffic"), std::string::npos);
 }
 
+TEST(FabricTopology, AWrittenOutRingRoutesOverBothWays) {
+  // A ring of four switches (a loop), two hosts on each: the switch opposite is two hops away
+  // both ways round, so its hosts' group has two members; a neighbour's has one.
+  const FabricRunSpec r = load_fabric_text(
+      "fabric:\n  defaults: {host_gbps: 10, link_gbps: 40, cable_m: 10}\n"
+      "  switches: [{name: n, hosts: 2}, {name: e, hosts: 2}, {name: s, hosts: 2}, {name: w, hosts: 2, host_gbps: 25}]\n"
+      "  links: [{a: n, b: e}, {a: e, b: s}, {a: s.west, b: w.east, gbps: 100, cable_m: 200}, {a: w, b: n}]\n"
+      "flows: [{from: n.h1, to: s.h2, rate_gbps: 1}]\n",
+      "ring.yaml");
+  const FabricSpec& f = r.fabric;
+  ASSERT_EQ(f.switches.size(), 4u);
+  ASSERT_EQ(f.cables.size(), 4u);
+  EXPECT_EQ(f.cables[2].name, "s.west-w.east");
+  EXPECT_EQ(f.cables[2].params.gbps, 100);
+  EXPECT_EQ(f.cables[2].params.delay_ns, 1000u);
+  EXPECT_EQ(f.cables[0].params.gbps, 40);
+  EXPECT_EQ(f.switches[3].cfg.ports[0].egress.speed_gbps, 25) << "w's hosts at its host_gbps";
+  EXPECT_EQ(f.switches[0].cfg.ports[0].host.ip, fabric_host_ip(1, 1));
+  EXPECT_EQ(f.switches[2].cfg.ports[1].host.ip, fabric_host_ip(3, 2));
+  for (const auto& sw : f.switches) EXPECT_EQ(sw.cfg.routes.size(), 8u) << sw.name << " routes every host";
+  // On n: the group towards s has two members (via e and via w), towards e one.
+  std::map<std::string, std::size_t> members;
+  for (const auto& g : f.switches[0].cfg.groups) members[g.name] = g.members.size();
+  EXPECT_EQ(members["to_s"], 2u);
+  EXPECT_EQ(members["to_e"], 1u);
+  auto why = [](const std::string& text) {
+    try {
+      load_fabric_text(text, "bad.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  const std::string two = "fabric:\n  switches: [{name: a, hosts: 1}, {name: b, hosts: 1}]\n";
+  EXPECT_NE(why(two + "  links: [{a: a.x, b: b}, {a: a.x, b: b}]\n").find("fabric.links[1].a: port a.x is already linked by fabric.links[0]"),
+            std::string::npos) << why(two + "  links: [{a: a.x, b: b}, {a: a.x, b: b}]\n");
+  EXPECT_NE(why(two + "  links: [{a: a, b: c}]\n").find("fabric.links[0].b: no switch 'c'"), std::string::npos);
+  EXPECT_NE(why(two + "  links: [{a: a, b: a}]\n").find("not a switch to itself"), std::string::npos);
+  EXPECT_NE(why(two + "  links: [{a: a.h1, b: b}]\n").find("port a.h1 is not a link port"), std::string::npos);
+  EXPECT_NE(why(two).find("fabric.switches: b cannot reach a: every switch must reach every host"), std::string::npos) << why(two);
+  EXPECT_NE(why("fabric:\n  switches: [{name: a}, {name: a}]\n").find("fabric.switches[1].name: 'a' is named twice"), std::string::npos);
+  EXPECT_NE(why("fabric:\n  switches: [{name: a, config: /nonexistent.yaml}]\n").find("fabric.switches[0].config: cannot open"),
+            std::string::npos);
+  EXPECT_NE(why("fabric:\n  leaf_spine: {}\n  links: []\n").find("links join the switches of fabric.switches"), std::string::npos);
+}
+
 TEST(FabricTopology, BadFabricFilesNameTheirKey) {
   auto why = [](const std::string& text) {
     try {
