@@ -1,6 +1,7 @@
 #include "control/fabric/fabric_custom.h"
 
 #include <fmt/core.h>
+#include <sys/stat.h>
 
 #include <map>
 #include <set>
@@ -14,6 +15,10 @@ namespace {
 SwitchConfig load_switch_file(const ConfigReader& rd, const YAML::Node& n, const std::string& path, const std::string& source) {
   std::string file = rd.str(n, path);
   if (!file.empty() && file[0] != '/' && source.find('/') != std::string::npos) file = source.substr(0, source.rfind('/') + 1) + file;
+  // A regular file of a sane size: not a device or a pipe that never ends.
+  struct stat st{};
+  if (::stat(file.c_str(), &st) != 0) rd.fail(n, path, fmt::format("cannot open '{}'", file));
+  if (!S_ISREG(st.st_mode) || st.st_size > (16 << 20)) rd.fail(n, path, fmt::format("'{}' is not a config file (a regular file up to 16 MiB)", file));
   YAML::Node root;
   try {
     root = YAML::LoadFile(file);

@@ -320,6 +320,13 @@ switch_defaults: {switch: {mbufs: 4096}}
 flows: [{from: leaf1.h1, to: leaf2.h1, rate_gbps: 5, start_ms: 1}]
 """
 
+FABRIC_RING = """fabric:
+  defaults: {host_gbps: 10, link_gbps: 40, cable_m: 10}
+  switches: [{name: n, hosts: 2}, {name: e, hosts: 1}, {name: s, hosts: 2, host_gbps: 25}]
+  links: [{a: n, b: e}, {a: e.west, b: s.east, gbps: 100, cable_m: 200}, {a: s, b: n, loss: 0.01}]
+flows: [{from: n.h1, to: s.h2, rate_gbps: 1}]
+"""
+
 FABRIC_NIC = """fabric:
   leaf_spine: {spines: 2, leaves: 2, hosts_per_leaf: 2}
 hosts: {nic: {mtu: 4096, reorder: placement, cc: dcqcn}}
@@ -400,7 +407,8 @@ WORDS = {
                       'uplink_gbps', 'cable_m', 'loss', 'policy', 'step_ns', 'max_jump_us', 'duration_ms', 'seed',
                       'cable_events', 'cable', 'at_ms', 'state', 'switch_defaults', 'flows', 'from', 'to', 'leaf1.h1',
                       'leaf2.h1', 'spine1.down1', 'hosts', 'nic', 'reorder', 'placement', 'traffic', 'collectives',
-                      'pattern', 'permutation', 'incast', 'receiver', 'allreduce', 'all', 'leaf1', ': ', '- ', '{', '}'],
+                      'pattern', 'permutation', 'incast', 'receiver', 'allreduce', 'all', 'leaf1', 'switches', 'links',
+                      'defaults', 'name', 'config', 'a', 'b', 'gbps', 'threads', 'n.h1', ': ', '- ', '{', '}'],
     'bmv2': ['table_add', 'table_delete', 'table_modify', 'table_dump', 'table_clear', 'table_set_default',
              'act_prof_create_member', 'act_prof_create_group', 'act_prof_add_member_to_group',
              'table_indirect_add', 'table_indirect_add_with_group', 'mirroring_add', 'mirroring_delete',
@@ -459,6 +467,7 @@ def main():
         write(out, 'fabric_config', 'leafspine', f.read())
     write(out, 'fabric_config', 'cut', FABRIC_CUT)
     write(out, 'fabric_config', 'nic', FABRIC_NIC)
+    write(out, 'fabric_config', 'ring', FABRIC_RING)
     for n, d in CONTROL.items():
         write(out, 'control', n, json.dumps(d))
     for n, d in BMV2.items():

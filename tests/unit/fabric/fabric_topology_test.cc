@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <fmt/core.h>
 
 #include <cstring>
@@ -179,7 +181,35 @@ TEST(FabricTopology, AWrittenOutRingRoutesOverBothWays) {
   EXPECT_NE(why("fabric:\n  switches: [{name: a}, {name: a}]\n").find("fabric.switches[1].name: 'a' is named twice"), std::string::npos);
   EXPECT_NE(why("fabric:\n  switches: [{name: a, config: /nonexistent.yaml}]\n").find("fabric.switches[0].config: cannot open"),
             std::string::npos);
+  EXPECT_NE(why("fabric:\n  switches: [{name: a, config: /dev/zero}]\n").find("is not a config file"), std::string::npos);
   EXPECT_NE(why("fabric:\n  leaf_spine: {}\n  links: []\n").find("links join the switches of fabric.switches"), std::string::npos);
+}
+
+TEST(FabricTopology, ASwitchFromItsOwnConfigJoinsByItsLinkPorts) {
+  const std::string dir = ::testing::TempDir();
+  {
+    std::ofstream f(dir + "/rs_core.yaml");
+    f << "ports:\n"
+         "  - {name: east, kind: link, speed_gbps: 100}\n"
+         "  - {name: west, kind: link, speed_gbps: 100}\n"
+         "  - {name: h9, kind: emulated_host, speed_gbps: 25, host: {ip: 10.9.9.2, mac: '02:00:00:00:09:02'}}\n";
+  }
+  const std::string top = "fabric:\n  switches: [{name: a, hosts: 1}, {name: b, hosts: 1}, {name: core, config: rs_core.yaml}]\n";
+  const FabricRunSpec r = load_fabric_text(top + "  links: [{a: a, b: core.east}, {a: b, b: core.west}]\n", dir + "/ring.yaml");
+  ASSERT_EQ(r.fabric.switches.size(), 3u);
+  EXPECT_EQ(r.host_names, (std::vector<std::string>{"a.h1", "b.h1", "core.h9"}));
+  for (const auto& sw : r.fabric.switches) EXPECT_EQ(sw.cfg.routes.size(), 3u) << sw.name << " routes every host";
+  auto why = [&](const std::string& links) {
+    try {
+      load_fabric_text(top + links, dir + "/bad.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_NE(why("  links: [{a: a, b: core.east}]\n").find("fabric.switches[2].config: link port core.west is joined by no link"),
+            std::string::npos) << why("  links: [{a: a, b: core.east}]\n");
+  EXPECT_NE(why("  links: [{a: a, b: core.north}, {a: b, b: core.west}]\n").find("switch core has no port 'north'"), std::string::npos);
 }
 
 TEST(FabricTopology, BadFabricFilesNameTheirKey) {
