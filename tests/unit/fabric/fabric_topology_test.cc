@@ -3,7 +3,9 @@
 // host through all its equal-cost next hops (an edge to another pod's host over both its
 // aggregations, an aggregation over both its cores, a core down the one cable to the pod);
 // leaf_spine refuses what a switch cannot hold; a fabric file's permutation sends every host to
-// exactly one other and each host hears from exactly one, the same for a seed.
+// exactly one other and each host hears from exactly one, the same for a seed; NIC traffic and
+// collectives span the leaves; written-out fabrics (a ring, a switch from its own config) route
+// every host, and their mistakes are refused by key path.
 #include "control/fabric/fabric_topology.h"
 
 #include <gtest/gtest.h>
