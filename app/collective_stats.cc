@@ -31,8 +31,8 @@ nlohmann::json collectives_json(const std::vector<nic::CollectiveSpec>& collecti
       const nlohmann::json qps = host_stats[p]->value("/host/nic/qps"_json_pointer, nlohmann::json::array());
       for (const auto& q : qps) {
         if (q.value("tag", uint64_t{0}) != tag) continue;
-        const uint64_t posted = q.value("first_post_ns", uint64_t{0});
-        if (posted) start = std::min(start, posted);
+        // Posted at all (a fabric's virtual clock may post at 0).
+        if (q.value("messages_posted", uint64_t{0})) start = std::min(start, q.value("first_post_ns", uint64_t{0}));
         end = std::max(end, q.value("last_rx_message_ns", uint64_t{0}));
         const uint64_t want = q.value("messages", uint64_t{0});
         if (want && q.value("messages_done", uint64_t{0}) < want) done = false;

@@ -7,5 +7,10 @@ experiment file; keys: config key paths (vary, --set); policies: --policies; swi
 roceswitch binary and one run of it; names, series, figures, nic: the figures of a run (from
 its stats JSON and time series; nic: the emulated NICs' and collectives'); tables: the
 printed tables; outfiles: the CSVs and the JSON; plots: the PNGs; console: progress and
-number formats.
+number formats. Fabric experiments (a fabric file plus experiment:): fabric (the file, its runs
+and seeds), fabric_run (run), fabric_figures (a run's figures, averaged over seeds),
+fabric_report (tables and CSVs), fabric_plots (the PNGs), fabric_failover (a cable cut's
+failover, moved traffic and goodput dip, from the time series) with fabric_failover_report
+(its table, CSVs and failover.png), fabric_collectives (the collectives' table, CSV and
+busbw.png).
 """

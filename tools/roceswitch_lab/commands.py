@@ -10,6 +10,8 @@ import time
 from .common import CPU_SHARE_WARN, PROG, REALTIME_WARN, RunError, UsageError
 from .console import Out, fmt_secs
 from .experiment import Experiment
+from .fabric import is_fabric_file
+from .fabric_run import cmd_run_fabric
 from .figures import figures
 from .keys import parse_key, parse_sets, value_node, value_text
 from .nic import STEADY_SETTLE_S
@@ -81,6 +83,12 @@ def plan_runs(a, exp):
 
 
 def cmd_run(a):
+    if is_fabric_file(a.experiment):
+        return cmd_run_fabric(a)
+    for opt, v in (('--duration-ms', a.duration_ms), ('--runs', a.runs), ('--seeds', a.seeds)):
+        if v is not None:
+            raise UsageError('%s is for fabric experiments (a file with fabric:); %s is a switch '
+                             'config' % (opt, a.experiment))
     out = Out(a.json)
     exp = Experiment(a.experiment)
     plan, specs = plan_runs(a, exp)

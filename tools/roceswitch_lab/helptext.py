@@ -5,6 +5,8 @@ figure, the tables and the output files) and its epilog (the exit status)."""
 USAGE = '''roceswitch-lab run EXPERIMENT.yaml --policies P1,P2,... [--duration S] [--out DIR]
                       [--json] [--build DIR] [--seed N] [--set KEY=VALUE ...]
        roceswitch-lab run EXPERIMENT.yaml [--vary KEY] [--values V1,V2,...] [options]
+       roceswitch-lab run FABRIC_EXPERIMENT.yaml [--runs L1,L2,... | --policies P1,P2,...]
+                      [--seeds N1,N2,...] [--duration-ms MS] [options]
        roceswitch-lab list [--build DIR]
        roceswitch-lab --help'''
 
@@ -15,6 +17,10 @@ routing policy (or per value of another configuration key), one table to compare
   roceswitch-lab run experiments/uplink_skew.yaml --policies ecmp,spray,drill,per_packet_quality
   roceswitch-lab run experiments/incast_dcqcn.yaml          # cc: dcqcn vs none on the NICs
   roceswitch-lab run experiments/allreduce_ring8.yaml       # AllReduce busbw, 64 KiB .. 16 MiB
+  roceswitch-lab run experiments/leafspine_permutation.yaml # a fabric: 6 runs x 4 permutations
+  roceswitch-lab run experiments/fabric_incast.yaml         # a fabric: PFC's pause tree, DCQCN
+  roceswitch-lab run experiments/fabric_link_failure.yaml   # a fabric: a cable cut, per policy
+  roceswitch-lab run experiments/fabric_allreduce.yaml      # a fabric: AllReduce rank placement
 
 Each run is BUILD/app/roceswitch on emulated hosts only (no physical NIC, no hugepages):
   roceswitch --no-pci --file-prefix lab<pid>r<run> -l 0-1 -- --config RUN.yaml --duration D
@@ -38,7 +44,14 @@ OPTIONS (run)
   --out DIR             where every file goes (default ./lab-NAME-YYYYmmdd-HHMMSS)
   --json                print the figures as JSON on stdout; progress goes to stderr
   --build DIR           the build whose app/roceswitch runs (default: this checkout's build/)
-  --seed N              set switch.seed in every run (ECMP's hash, the random policies' draws)
+  --seed N              set switch.seed in every run (ECMP's hash, the random policies' draws;
+                        a fabric experiment: fabric.seed)
+  --duration-ms MS      a fabric experiment: virtual ms per run (default:
+                        experiment.duration_ms; --duration S is the same in seconds)
+  --runs L1,L2,...      a fabric experiment: only these of experiment.runs (by label), in
+                        this order
+  --seeds N1,N2,...     a fabric experiment: repeat every run once per seed, setting
+                        experiment.seed_key (default: experiment.seeds)
   One invocation varies one thing: --policies, or a key (--vary/--values/experiment.vary).
   `roceswitch-lab list [--build DIR]` prints the registered policies with their parameters
   (roceswitch -- --help-policies).
@@ -160,6 +173,136 @@ FIGURES (per run; the table, --json and summary.csv)
                       (n-1)/n for the others), with link_gbps (its hosts' slowest link in the
                       run), link_payload_gbps (that at the NICs' MTU: 1024 / (1024 + 82)) and
                       busbw_link_fraction (busbw over it: "of link" in the table)
+
+FABRIC EXPERIMENTS
+  A file with a top-level `fabric:` is a fabric experiment: a fabric file (docs/fabric.md:
+  leaf_spine or fat_tree, switch_defaults, hosts.nic, traffic, collectives) plus `experiment:`,
+  which the lab removes. roceswitch runs each run's file on a virtual clock, deterministic (the
+  same file gives the same stats, fabric.wall apart), as
+    roceswitch --no-pci --file-prefix lab<pid>f<n> -- --config RUN.yaml --duration D --quiet
+               --stats-json RUN.json --series-ms M --series RUN.series.jsonl
+  (no -m: it sizes the heap for the switches itself), bounded by 30 s + 5000 x D of wall time.
+
+    experiment:
+      name: leafspine_permutation   # titles and the default --out (default: the file's name)
+      duration_ms: 3                # virtual ms per run (default: fabric.duration_ms, else 5)
+      series_ms: 0.1                # the time series' period, virtual ms (default 0.1; >= 0.01)
+      runs:                         # one run each (default: one run of the file as written)
+        - {label: ecmp, set: {fabric.policy: ecmp}}
+        - {label: spray_gbn, set: {fabric.policy: spray, hosts.nic.reorder: go_back_n}}
+        - {label: dcqcn, set: {hosts.nic.cc: dcqcn, hosts.nic.dcqcn.min_time_between_cnps: 4}}
+      seeds: [1, 2, 3, 4]           # optional: every run once per seed, its figures averaged
+      seed_key: traffic[0].seed     # the key each seed sets (default fabric.seed)
+      victims: [leaf3.h2]           # optional: hosts receiving victim traffic ("victim Gb/s")
+      goodput_lines:                # optional: reference lines on goodput.png
+        - {fraction: 0.632, label: "ECMP hash-collision expectation (1 - 1/e)"}
+      goodput_window_ms: 0.1        # a cable cut's goodput dip: trailing windows (default 0.1)
+
+  runs[].set keys are KEYS (below) into the fabric file: fabric.policy (a name, or {name: drill,
+  ...}), hosts.nic.reorder (placement|go_back_n), hosts.nic.cc (dcqcn|none), hosts.nic.mtu,
+  traffic[0].seed, fabric.leaf_spine.uplink_gbps ...; a key that reaches nothing is an error
+  (file:line). A run's file is the file without experiment:, with its set: keys, then seed_key
+  = the seed, then every --set and, with --seed, fabric.seed; roceswitch --check-config checks
+  every one before anything runs. --policies P1,P2 replaces the runs by one per policy (setting
+  fabric.policy), --vary KEY --values V1,V2 by one per value; --runs picks some of them.
+  Figures per run (mean over its seeds; with seeds, min and max of goodput and victim Gb/s):
+  goodput_gbps, ideal_gbps, goodput_fraction
+                      the stats' hosts.goodput: the payload the NIC hosts received over the run,
+                      against the payload rate of the links of the hosts that receive
+  victim_gbps         with experiment.victims: the payload those hosts received (Gb/s)
+  retransmitted, out_of_order, missing_psns, cnp_received, messages_done
+                      summed over the NIC hosts (hosts.list[])
+  pfc_frames_sent     PFC frames sent, summed over every switch port (ports[].pfc.frames_sent)
+  pause_us            the time ports asserted PFC pause towards their neighbour, summed over
+                      ports and priorities (ports[].pfc.pg[].assert_ns); per port: pauses
+  lossless_drops, drops
+                      summed over the switches (drops: every reason but shutdown_flush,
+                      mac_control_consumed, local_delivered)
+  balanced            the fabric's books (fabric.totals.balanced; with seeds: all of them)
+  sim_ms, wall_s, slowdown, frames_per_wall_s
+                      virtual time, and fabric.wall: the simulation loop's real seconds (the
+                      start-up excluded: process_wall_s includes it), wall / virtual, frames
+                      the switches received per wall second
+  pauses, cables, hosts
+                      per switch port that asserted pause {port: SWITCH.PORT, peer: whom it
+                      paused, assert_ns, xoff_sent}; per cable direction {direction A>B, gbps
+                      (mean over the run), lost}; per NIC host {name, rx_goodput_gbps,
+                      tx_acked_gbps, retransmitted, out_of_order, fct_us}
+  With a cable cut (fabric.cable_events: the first `down`, and that cable's next `up`):
+  cut_cable, cut_ms, up_ms
+                      the cable (A-B, by its ends), when it went down and came back (none: not
+                      within the run)
+  failover_us         from the cut until neither end's port transmits: the end of the last
+                      series interval in which its tx_bytes grew (before up_ms), the later end;
+                      0 when both stopped by the cut's own sample (printed "<= the series'
+                      period": run with series_ms 0.01); per end: ends[].tx_stop_us and
+                      link_down_seen_us (the first sample showing its link down)
+  lost_link_down      frames sent into the cable while down (cables[].directions[]): 0 when
+                      both ends stopped at the cut
+  link_down_drops, blackholed
+                      drops of reason link_down (queued on a port when its link went) and
+                      no_live_member (a group with every member down: its switch has no
+                      other way, and nothing withdraws the route from the other switches)
+  group_failovers, steered_away, moved_gbps, survivors_gain_gbps, members
+                      over the groups with a port of the cable as a member (stats switches[].
+                      groups[], series members[]): their failovers; their policy's
+                      steered_away (ecmp: packets of flows whose member died, sent elsewhere;
+                      flowlet_*: flowlets moved; none for per-packet policies); the dead
+                      members' Gb/s before the cut (what had to move) and the other members'
+                      gain while down; members: {switch, group, port, dead, before_gbps,
+                      down_gbps} (before: the second half of the time before the cut; down:
+                      from the cut to up_ms or the end)
+  qps_receiving, qps_slower
+                      the NICs' receiving QPs (series hosts[].qps[]) busy before the cut, and
+                      those whose goodput while down was > 10 % below theirs before
+  goodput_before_gbps, goodput_down_gbps, goodput_min_gbps, goodput_min_fraction,
+  goodput_min_before_gbps, recover_us
+                      the fabric's received goodput per series interval (the NICs' responder
+                      QPs' rx_bytes: payload; without NICs the host ports' tx_bytes: wire):
+                      the mean before the cut and while down, the lowest over trailing windows
+                      of goodput_window_ms after the cut (and before it, to compare), and the
+                      time from the cut until the windowed goodput stays >= 90 % of before to
+                      the end of the run (null: never)
+  With collectives (collectives:):
+  collectives         per collective {op, ranks, hosts, size_bytes, done, time_us, algbw_gbps,
+                      busbw_gbps, link_gbps, link_payload_gbps, busbw_link_fraction} (stats
+                      collectives[]; the link: the ranks' slowest, at their NICs' MTU)
+  collective_done, collective_time_us, algbw_gbps, busbw_gbps, busbw_link_fraction
+                      over the run's collectives: all done, the longest time, the smallest
+                      algbw and busbw (with seeds: means; busbw_gbps_min/max over the seeds)
+  Printed: a row per run (run, Gb/s, of ideal, min, max, victim Gb/s, resent, out-of-order,
+  PFC, pause ms, lossless drops, books, sim ms, wall s, slowdown, frames/wall s), then the pause
+  tree: a row per port that paused (the longest 16), its microseconds per run; with a cable cut
+  the link-failure table (a row per run: cut and up ms, failover us, lost in cable, link_down
+  drops, black-holed, steered, moved Gb/s, survivors +Gb/s, QPs slower, goodput before, min
+  before, min after, min/before, while down, recover us, lossless drops); with collectives a
+  row per run and collective (op, ranks, size, time us, algbw and busbw GB/s, busbw Gb/s, of
+  link, done, resent, out-of-order, PFC).
+  Written (in --out DIR): summary.csv and summary.json (a row / object per run, with its seeds'
+  figures under "seeds"), seeds.csv (per run and seed), hosts.csv, pauses.csv, cables.csv (per
+  run, seed and host, port or cable direction); with a cable cut its columns in summary.csv
+  and seeds.csv, members.csv (per run, seed and member) and goodput_series.csv (per run, seed
+  and interval: t_ms, goodput_gbps, goodput_window_gbps); with collectives their columns and
+  collectives.csv (per run, seed and collective); per run and seed NN-RUN[-seedN].yaml, .json
+  (roceswitch's stats), .series.jsonl, .log, and the plots:
+  goodput.png                             a bar per run: goodput / ideal (whiskers: min..max
+                                          over the seeds), the goodput_lines; beside it the
+                                          victims' Gb/s with experiment.victims
+  pause_tree.png                          per switch port that asserted pause (the longest 40,
+                                          "port > whom it paused"), its pause time in each run
+  cables.png                              each cable direction's mean Gb/s, a marker per run
+  host_goodput.png                        the NIC hosts' received goodput sorted, a line per run
+                                          (with seeds: rank by rank, averaged)
+  failover.png                            with a cable cut, a panel per run (first seed): the
+                                          received goodput per interval and windowed, the cut
+                                          (red), the return (green), 90 % of before (dotted)
+  busbw.png                               with collectives, a bar per run: its slowest
+                                          collective's busbw (Gb/s, whiskers min..max over the
+                                          seeds), coloured by fabric.policy; the link's payload
+                                          rate dashed
+  With --json, stdout holds summary.json: {"experiment", "kind": "fabric", "duration_ms",
+  "seeds", "seed_key", "victims", "runs": [{"run", "label", "set", "goodput_fraction", ...,
+  "pauses", "cables", "seeds": [{"seed", "files", "goodput_fraction", ..., "hosts"}]}]}.
 
 TABLES (printed at the end)
   --policies          a row per policy: goodput, share min/max, out-of-order, late, missing,
