@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app/collective_stats.h"
+#include "app/fabric_fct.h"
 #include "app/routing_stats.h"
 #include "app/stats_json.h"
 #include "dataplane/nic/roce_wire.h"
@@ -92,6 +93,7 @@ nlohmann::json fabric_json(const Fabric& fab, const FabricRunSpec& spec, const S
   std::vector<const nlohmann::json*> host_stats;
   for (const auto& [s, p] : spec.hosts) host_stats.push_back(&sw[s]["ports"][p]);
   j["hosts"] = hosts_json(spec, host_stats, sp.sim_s);
+  j["fct_by_size"] = fct_by_size_json(spec, host_stats);
   j["collectives"] = collectives_json(spec.collectives, spec.host_names, host_stats);
   auto& cables = j["cables"];
   cables = nlohmann::json::array();
@@ -169,6 +171,7 @@ std::string summary(const Fabric& fab, const nlohmann::json& j) {
                        c["up"].get<bool>() ? "yes" : "no");
   }
   out += hosts_table(j["hosts"]);
+  out += fct_by_size_table(j["fct_by_size"]);
   if (!j["collectives"].empty()) out += "\n" + collectives_table(j["collectives"]);
   return out;
 }

@@ -26,7 +26,7 @@ Speed speed_of(const Fabric& fab, double wall_s);
 
 // {fabric: {switches, hosts, links, virtual_s, frames, steps, jumps, wall: {real_s, slowdown,
 // frames_per_wall_s}, totals, before_shutdown}, switches: [...], hosts: {list, goodput},
-// collectives: [...], cables: [...]}: everything but fabric.wall is the same on every run.
+// fct_by_size: [...] (fabric_fct.h), collectives: [...], cables: [...]}: everything but fabric.wall is the same on every run.
 nlohmann::json fabric_json(const Fabric& fab, const FabricRunSpec& spec, const Speed& sp, const FabricTotals& before_shutdown);
 
 // The hosts with a NIC: {list: [{name, link_gbps, rx_goodput_gbps (payload accepted in order or

@@ -14,6 +14,7 @@
 #include "control/config/routing_config.h"
 #include "control/fabric/fabric_custom.h"
 #include "control/fabric/fabric_topology.h"
+#include "dataplane/nic/roce_wire.h"
 
 namespace rs {
 
@@ -224,6 +225,19 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   if (auto fl = root["flows"]) read_flows(rd, fl, table, seed, out);
   if (auto x = root["collectives"]) read_collectives(rd, x, table, out.collectives);
   if (auto x = root["traffic"]) read_traffic(rd, x, table, out.traffic, seed);
+  // Each queue pair's unloaded round trip to its peer, for its messages' FCT slowdown.
+  std::map<uint32_t, uint16_t> switch_of;  // host address -> its switch
+  double slowest = 1e9;
+  for (const auto& [sw, pt] : out.hosts) {
+    const PortSpec& p = out.fabric.switches[sw].cfg.ports[pt];
+    switch_of[p.host.ip] = sw;
+    slowest = std::min(slowest, p.egress.speed_gbps);
+  }
+  const auto paths = fabric_paths(out.fabric, nic::kHeaders + nic::kAethLen, slowest);
+  for (const auto& [sw, pt] : out.hosts)
+    for (auto& q : out.fabric.switches[sw].cfg.ports[pt].host.qps)
+      if (auto it = switch_of.find(q.peer_ip); it != switch_of.end())
+        q.base_rtt_ns = paths[sw][it->second].rtt_ns, q.path_links = static_cast<uint8_t>(paths[sw][it->second].links);
   return out;
 }
 

@@ -9,6 +9,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "dataplane/tm/queue/shaper.h"
+
 namespace rs {
 
 namespace {
@@ -212,6 +214,37 @@ void fabric_routes(FabricSpec& f, const PolicySpec& policy) {
       route(t, ports[p].host.ip, static_cast<uint32_t>(cfg.groups.size() - 1));
     }
   }
+}
+
+std::vector<std::vector<FabricPath>> fabric_paths(const FabricSpec& f, uint32_t ack_bytes, double host_gbps) {
+  const std::size_t n = f.switches.size();
+  std::vector<std::vector<std::size_t>> next(n);
+  uint64_t delay = 0;
+  double gbps = host_gbps;
+  for (const FabricCable& c : f.cables) {
+    next[c.a_switch].push_back(c.b_switch);
+    next[c.b_switch].push_back(c.a_switch);
+    delay = std::max(delay, c.params.delay_ns);
+    gbps = std::min(gbps, c.params.gbps);
+  }
+  const double hop = wire_bytes(ack_bytes) * 8 / gbps + 2.0 * static_cast<double>(f.step_ns);
+  std::vector<std::vector<FabricPath>> out(n, std::vector<FabricPath>(n));
+  for (std::size_t a = 0; a < n; ++a) {
+    std::vector<int> dist(n, -1);
+    std::deque<std::size_t> todo{a};
+    dist[a] = 0;
+    while (!todo.empty()) {
+      const std::size_t s = todo.front();
+      todo.pop_front();
+      for (std::size_t t : next[s])
+        if (dist[t] < 0) dist[t] = dist[s] + 1, todo.push_back(t);
+    }
+    for (std::size_t b = 0; b < n; ++b) {
+      const unsigned cables = dist[b] < 0 ? 0 : static_cast<unsigned>(dist[b]);
+      out[a][b] = {static_cast<uint64_t>(2.0 * cables * static_cast<double>(delay) + (cables + 2) * hop), cables + 2};
+    }
+  }
+  return out;
 }
 
 }  // namespace rs

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dataplane/fabric/fabric.h"
 
@@ -59,6 +60,16 @@ FabricSpec leaf_spine(const LeafSpineSpec& spec);
 void fabric_routes(FabricSpec& f, const PolicySpec& policy);
 
 uint32_t fabric_host_ip(unsigned leaf, unsigned host);  // network order; leaf and host from 1
+
+// The unloaded path between hosts of switches a and b over `f`'s shortest path: `links` (the
+// cables and the two hosts' own), and the round trip of an empty frame: each cable's propagation
+// both ways (the longest cable's), an acknowledgement of `ack_bytes` at every link at the slowest
+// link's rate, each hop rounded up to two clock steps. [a][b] for all pairs.
+struct FabricPath {
+  uint64_t rtt_ns = 0;
+  unsigned links = 2;
+};
+std::vector<std::vector<FabricPath>> fabric_paths(const FabricSpec& f, uint32_t ack_bytes, double host_gbps);
 
 // Every topology is built by the same few moves: a switch (the base config without ports, groups
 // or routes, its own seed), a port from a template (its MAC from the switch and port numbers), a

@@ -66,6 +66,11 @@ struct QpSpec {
   uint32_t gate_lag = 1;
   uint16_t tag = 0;  // the collective it belongs to (1-based; 0: none): made by the loader, not dumped
   uint16_t traffic = 0;  // the traffic pattern that made it (1-based; 0: none; traffic.h), not dumped
+  // The path to the peer, for each message's FCT slowdown (its completion time over the unloaded
+  // one): the round trip of an empty frame and the links a packet is stored and forwarded on (a
+  // fabric knows them; 0 and 2: unknown, one switch). Set by the loader, not dumped.
+  uint64_t base_rtt_ns = 0;
+  uint8_t path_links = 2;
   // A pattern's open-loop messages (flow sizes drawn from a distribution): message k is
   // `sizes[k]` bytes, posted at `post_at_ns[k]` whatever is outstanding; then `messages` is
   // their count. Empty: every message is `message_bytes`, posted as `depth` and `interval` allow.
@@ -141,6 +146,12 @@ class RoceNic {
   uint64_t poll_ns_ = UINT64_MAX, poll_bytes_ = 0;
   uint64_t bad_ = 0, foreign_ = 0, table_full_ = 0;
   std::vector<uint8_t> scratch_;
+  // Completion times by message size, the host's (over its QPs): class c holds messages of
+  // [2^c, 2^(c+1)) bytes, so that FCT slowdown can be read by flow size as the congestion-
+  // control papers plot it.
+  static constexpr unsigned kSizeClasses = 32;
+  std::array<FctHistogram, kSizeClasses> fct_by_size_;
+  std::array<FctHistogram, kSizeClasses> slowdown_by_size_;  // in thousandths
 };
 
 }  // namespace rs::nic

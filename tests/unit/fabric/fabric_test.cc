@@ -8,6 +8,9 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "app/fabric_fct.h"
 #include "app/stats_json.h"
 #include "control/fabric/fabric_config.h"
 #include "control/fabric/fabric_topology.h"
@@ -139,6 +142,48 @@ TEST(Fabric, ThreadsDoNotChangeTheStatsAndTheSeedDoes) {
   EXPECT_TRUE(a == b) << "two runs of one spec differ";
   EXPECT_TRUE(a == c) << "three threads give other stats than one";
   EXPECT_FALSE(a == d) << "another seed gives the same stats";
+}
+
+TEST(Fabric, NicsCountCompletionTimesAndSlowdownBySize) {
+  // Sizes from 4 KiB to 1 MiB at 40 % load over 3 leaves: every completed message is in one
+  // size class, and long messages, which the round trip barely affects, take about their
+  // unloaded time or more, never much less.
+  const std::string cdf = ::testing::TempDir() + "/rs_fct_sizes.cdf";
+  {
+    std::ofstream f(cdf);
+    f << "4096 0\n65536 0.5\n1048576 1\n";
+  }
+  const FabricRunSpec r = load_fabric_text(
+      "fabric:\n  leaf_spine: {spines: 2, leaves: 3, hosts_per_leaf: 2, host_gbps: 25, uplink_gbps: 50}\n"
+      "switch_defaults: {switch: {mbufs: 4096}}\n"
+      "hosts: {nic: {cc: none}}\n"
+      "traffic: [{pattern: cdf, hosts: [all], cdf_file: " + cdf + ", load: 0.4, duration_s: 0.002}]\n",
+      "fct.yaml");
+  for (const auto& [sw, pt] : r.hosts)
+    for (const auto& q : r.fabric.switches[sw].cfg.ports[pt].host.qps) {
+      EXPECT_GT(q.base_rtt_ns, 0u) << "the loader gives every queue pair its path";
+      EXPECT_TRUE(q.path_links == 2 || q.path_links == 4) << int(q.path_links);
+    }
+  Fabric fab(r.fabric, kT0);
+  fab.run_until(kT0 + 3 * kMs);
+  std::vector<nlohmann::json> ports;
+  for (std::size_t i = 0; i < fab.num_switches(); ++i) ports.push_back(stats_json(fab.at(i))["ports"]);
+  std::vector<const nlohmann::json*> hosts;
+  uint64_t done = 0;
+  for (const auto& [sw, pt] : r.hosts) {
+    hosts.push_back(&ports[sw][pt]);
+    done += ports[sw][pt]["host"]["nic"]["totals"]["messages_done"].get<uint64_t>();
+  }
+  const nlohmann::json rows = fct_by_size_json(r, hosts);
+  ASSERT_GE(rows.size(), 3u) << rows.dump();
+  uint64_t counted = 0;
+  for (const auto& row : rows) {
+    counted += row["messages"].get<uint64_t>();
+    EXPECT_LE(row["fct_p50_us"].get<double>(), row["fct_p99_us"].get<double>());
+    if (row["bytes_min"].get<uint64_t>() >= 65536) EXPECT_GT(row["slowdown_p50"].get<double>(), 0.9) << row.dump();
+  }
+  EXPECT_EQ(counted, done) << "every completed message in one class";
+  EXPECT_GT(done, 20u);
 }
 
 TEST(Fabric, PauseGoesHopByHopAndNothingLosslessIsLost) {
