@@ -21,7 +21,7 @@ from .outfiles import (COLLECTIVE_FIELDS, HOST_FIELDS, NIC_FIELDS, RUN_FIELDS, V
 from .plots import plots
 from .policies import check_policies, parse_policies, run_labels
 from .series import load_series, series_table
-from .switch import check_config, find_switch, help_policies, registered_policies, run_switch, tail
+from .switch import check_config, find_switch, help_policies, load_stats, registered_policies, run_switch
 from .tables import NIC_COLS, ROUTING_COLS, hosts_table, nccl_table, run_line, table
 
 
@@ -178,14 +178,7 @@ def cmd_run(a):
                                            'lab%dr%db' % (os.getpid(), i + 1), tick)
             overheads.append(max(0.0, wall - duration))
             r['exit_code'] = rc
-            if not os.path.exists(files['json']) or os.path.getsize(files['json']) == 0:
-                raise RunError('roceswitch exited %d without writing %s; its output (%s):\n%s'
-                               % (rc, files['json'], files['log'], tail(files['log'])))
-            with open(files['json']) as fh:
-                try:
-                    stats = json.load(fh)
-                except ValueError as e:
-                    raise RunError('%s: not JSON (%s)' % (files['json'], e))
+            stats = load_stats(files, rc)
             samples = load_series(files['series'])
             r.update(figures(stats, samples, exp, wall))
             r['worker_cpu_share'] = cpu

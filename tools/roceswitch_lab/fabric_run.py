@@ -25,7 +25,8 @@ from .fabric_report import pause_table, run_line, summary_table, write_csvs
 from .keys import parse_sets, value_text
 from .outfiles import json_clean
 from .policies import check_policies, parse_policies
-from .switch import check_config, find_switch, help_policies, registered_policies, remove_runtime_dir, tail
+from .switch import check_config, find_switch, help_policies, load_stats, registered_policies, remove_runtime_dir, \
+    stop_on_error
 
 START_S = 30          # a run's allowance for start-up (the switches' heaps) and shutdown
 MAX_SLOWDOWN = 5000   # and for its virtual time: wall seconds per virtual second
@@ -73,13 +74,7 @@ def run_fabric_switch(switch, conf, files, duration_s, series_ms, prefix, on_tic
                     raise RunError('roceswitch ran past %g s of wall time for %g ms of virtual '
                                    'time and was stopped; its output: %s' % (limit, duration_s * 1e3, files['log']))
         except BaseException:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop_on_error(proc)
             raise
         finally:
             remove_runtime_dir(prefix)
@@ -122,14 +117,7 @@ def one_seed(a, ctx, job, out):
                                      'lab%df%d' % (os.getpid(), n), tick)
         f['exit_code'] = rc
         f['process_wall_s'] = wall
-        if not os.path.exists(files['json']) or os.path.getsize(files['json']) == 0:
-            raise RunError('roceswitch exited %d without writing %s; its output (%s):\n%s'
-                           % (rc, files['json'], files['log'], tail(files['log'])))
-        with open(files['json']) as fh:
-            try:
-                stats = json.load(fh)
-            except ValueError as e:
-                raise RunError('%s: not JSON (%s)' % (files['json'], e))
+        stats = load_stats(files, rc)
         if 'fabric' not in stats:
             raise RunError('%s has no fabric section: %s did not run the file as a fabric'
                            % (files['json'], switch))

@@ -1,6 +1,7 @@
 """The roceswitch binary: finding it, asking it for its routing policies, having it check a run's
 config, and running it once on emulated hosts (bounded, with its worker's CPU share measured)."""
 
+import json
 import os
 import re
 import signal
@@ -121,6 +122,30 @@ def worker_cpu_share(first, last):
     return best[0] / (best[0] + best[1]) if best else None
 
 
+def stop_on_error(proc):
+    """A run that failed or was interrupted: SIGINT (roceswitch stops and writes its stats), then
+    SIGKILL if it does not end within 10 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def load_stats(files, rc):
+    """The stats JSON a run wrote, or RunError saying why there is none."""
+    if not os.path.exists(files['json']) or os.path.getsize(files['json']) == 0:
+        raise RunError('roceswitch exited %d without writing %s; its output (%s):\n%s'
+                       % (rc, files['json'], files['log'], tail(files['log'])))
+    with open(files['json']) as fh:
+        try:
+            return json.load(fh)
+        except ValueError as e:
+            raise RunError('%s: not JSON (%s)' % (files['json'], e))
+
+
 def run_switch(switch, conf, files, duration, series_ms, prefix, on_tick):
     """Runs roceswitch once, bounded by duration + RUN_SLACK_S; returns (exit code, wall s,
     the worker's CPU share over the run, or None)."""
@@ -164,13 +189,7 @@ def run_switch(switch, conf, files, duration, series_ms, prefix, on_tick):
                     raise RunError('roceswitch ran past %g s (duration %g + %d) and was stopped; '
                                    'its output: %s' % (limit, duration, RUN_SLACK_S, files['log']))
         except BaseException:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop_on_error(proc)
             raise
         finally:
             remove_runtime_dir(prefix)
