@@ -28,6 +28,11 @@
 #     (ecmp), 1 MiB over 1.5 ms: both done, busbw > 0 and at most the link's payload rate
 #     (2 % allowed: measured 24.54 and 24.39 of 24.51 Gb/s, the first above it by the link
 #     shaper's first bucket), the collectives table, collectives.csv and busbw.png;
+#   - flow sizes: experiments/fabric_fct.yaml's dcqcn/ecmp run, one seed, 6 ms (~4 s): the
+#     slowdown-by-size table printed, at least 3 size classes, each with messages, the lab's
+#     classes the stats' own fct_by_size (one seed: the same merge), the large classes' (>= 1 MiB)
+#     median slowdown >= 0.9 (measured 1.28 to 2.05: only messages of a few packets dip under
+#     1), fct_by_size.csv a row per class, fct_slowdown.png, the run's cdf_file made absolute;
 # plus --help (the fabric experiment's keys) and bad input (exit 2, nothing run).
 # Deterministic (virtual time): no retries for a busy machine. ~25 s on a quiet machine.
 set -euo pipefail
@@ -52,7 +57,7 @@ help_ok() {
            '--runs L1,L2' '--seeds N1,N2' '--duration-ms MS' 'fabric.policy' 'hosts.nic.reorder' \
            'pause_tree.png' 'cables.png' 'host_goodput.png' 'goodput.png' 'leafspine_permutation.yaml' \
            'goodput_window_ms:' 'failover.png' 'busbw.png' 'failover_us' 'busbw_gbps' 'fabric_link_failure.yaml' \
-           'fabric_allreduce.yaml'; do
+           'fabric_allreduce.yaml' 'fabric_fct.yaml' 'fct_by_size.csv' 'fct_slowdown.png'; do
     grep -qF -- "$w" "$T/help.txt" || { echo "    --help does not mention '$w'" >&2; return 1; }
   done
 }
@@ -297,6 +302,53 @@ done()
 EOF
 }
 check "fabric_allreduce: one leaf and one per leaf finish, busbw > 0" allreduce_claims
+
+# --- flow sizes ------------------------------------------------------------------------------
+run_lab fct "$REPO_ROOT/experiments/fabric_fct.yaml" --runs dcqcn/ecmp --seeds 1 --duration-ms 6
+fct_claims() {
+  "$PY" - "$T/fct.json" "$T/fct.err" "$T/fct" <<'EOF'
+import csv, json, os, sys
+from claims import check, done, fail
+doc = json.load(open(sys.argv[1]))
+printed = open(sys.argv[2]).read()
+d = sys.argv[3]
+runs = {r['run']: r for r in doc['runs']}
+check(list(runs) == ['dcqcn/ecmp'], 'one run, dcqcn/ecmp (%s)' % list(runs))
+r = runs.get('dcqcn/ecmp', {})
+check('error' not in r, 'it ran (%s)' % r.get('error', 'ok'))
+if not fail:
+    rows = r.get('fct_by_size') or []
+    check(len(rows) >= 3, 'at least 3 size classes (%d)' % len(rows))
+    check(all(c['messages'] > 0 for c in rows), 'every class has messages (%s)' % [c['messages'] for c in rows])
+    stats = json.load(open(r['seeds'][0]['files']['json']))
+    keys = ('bytes_min', 'bytes_max', 'messages', 'fct_p50_us', 'fct_p99_us', 'slowdown_p50', 'slowdown_p99')
+    check([{k: c[k] for k in keys} for c in rows] == [{k: c[k] for k in keys} for c in stats['fct_by_size']],
+          "the lab's classes (merged from the hosts' histograms) are the stats' fct_by_size")
+    large = [c for c in rows if c['bytes_min'] >= 1 << 20]
+    check(large and all(c['slowdown_p50'] >= 0.9 for c in large),
+          'classes >= 1 MiB: median slowdown >= 0.9 (%s)' % ', '.join(
+              '%s %.2f' % (c['size_class'], c['slowdown_p50']) for c in large))
+    check('completion-time slowdown by message size' in printed and 'dcqcn/ecmp msgs' in printed,
+          'the slowdown-by-size table was printed')
+    with open(os.path.join(d, 'fct_by_size.csv')) as fh:
+        table = list(csv.DictReader(fh))
+    check(len(table) == len(rows) and all(t['run'] == 'dcqcn/ecmp' and t['seed'] == '1' for t in table)
+          and {'size_class', 'messages', 'fct_p50_us', 'fct_p99_us', 'slowdown_p50', 'slowdown_p99'} <= set(table[0]),
+          'fct_by_size.csv: a row per class (%d), with run, seed and the figures' % len(table))
+    conf = open(r['seeds'][0]['files']['config']).read()
+    cdf = [l.split('cdf_file: ', 1)[1].split(',')[0] for l in conf.splitlines() if 'cdf_file: ' in l]
+    check(len(cdf) == 1 and os.path.isabs(cdf[0]) and cdf[0].endswith('experiments/cdf/websearch.cdf'),
+          "the run's cdf_file is made absolute (%s)" % cdf)
+    print('    slowdown p50: ' + ', '.join('%s %.2f' % (c['size_class'], c['slowdown_p50']) for c in rows))
+done()
+EOF
+  if "$PY" -c 'import matplotlib' 2>/dev/null; then
+    [ -s "$T/fct/fct_slowdown.png" ] || { echo "    missing plot: fct/fct_slowdown.png" >&2; return 1; }
+  else
+    log "python3-matplotlib missing: fct_slowdown.png not checked"
+  fi
+}
+check "fabric_fct: slowdown by message size (table, fct_by_size.csv, fct_slowdown.png)" fct_claims
 
 new_plots() {
   "$PY" -c 'import matplotlib' 2>/dev/null || { log "python3-matplotlib missing: plots not checked"; return 0; }

@@ -12,5 +12,6 @@ and seeds), fabric_run (run), fabric_figures (a run's figures, averaged over see
 fabric_report (tables and CSVs), fabric_plots (the PNGs), fabric_failover (a cable cut's
 failover, moved traffic and goodput dip, from the time series) with fabric_failover_report
 (its table, CSVs and failover.png), fabric_collectives (the collectives' table, CSV and
-busbw.png).
+busbw.png), fabric_fct (completion-time slowdown by message size: its table, fct_by_size.csv and
+fct_slowdown.png).
 """

@@ -246,6 +246,19 @@ class FabricExperiment(Experiment):
             return seeds
         return self.seeds or [None]
 
+    def absolute_paths(self, root):
+        """The files the fabric file names (traffic[].cdf_file, fabric.switches[].config),
+        relative to the experiment file, made absolute: the run's file is written elsewhere."""
+        def items(seq):
+            return seq.value if seq is not None and seq.id == 'sequence' else []
+        base = os.path.dirname(os.path.abspath(self.path))
+        places = [child(t, 'cdf_file') for t in items(child(root, 'traffic'))] + \
+            [child(sw, 'config') for sw in items(child(child(root, 'fabric'), 'switches'))]
+        for node in places:
+            if node is not None and node.id == 'scalar' and node.value and not os.path.isabs(node.value):
+                node.value = os.path.normpath(os.path.join(base, node.value))
+                node.style = None
+
     def fabric_config(self, run, seed, sets, fabric_seed, source_note):
         """The YAML text of one run's fabric file: the file without experiment:, the run's keys
         set, then seed_key = seed, then every --set and, with --seed, fabric.seed."""
@@ -263,6 +276,7 @@ class FabricExperiment(Experiment):
         for key, parts, node, _ in steps:
             if not set_key(yaml, root, parts, node):
                 raise UsageError("%s: the key '%s' reaches nothing in the fabric file" % (source_note, key))
+        self.absolute_paths(root)
         body = yaml.serialize(root, width=100)
         what = '; '.join('%s=%s' % (k, value_text(d)) for k, _, _, d in steps) or 'as written'
         return '# Written by roceswitch-lab from %s: run %s: %s.\n%s' % (source_note, run['text'], what, body)

@@ -1,14 +1,16 @@
 """The PNG plots of a fabric experiment (matplotlib, when installed): goodput.png (each run's
 fraction of the ideal, and the victims' goodput), pause_tree.png (how long each switch port
 asserted PFC, per run), cables.png (each cable direction's mean rate, per run) and
-host_goodput.png (the hosts' received goodput, sorted, per run); with a cable cut failover.png
-and with collectives busbw.png (fabric_failover_report.py, fabric_collectives.py)."""
+host_goodput.png (the hosts' received goodput, sorted, per run); with a cable cut failover.png,
+with collectives busbw.png and with messages of several sizes fct_slowdown.png
+(fabric_failover_report.py, fabric_collectives.py, fabric_fct.py)."""
 
 import os
 
 from .common import PROG
 from .fabric_collectives import busbw_plot
 from .fabric_failover_report import failover_plot
+from .fabric_fct import fct_plot
 
 PAUSE_PORTS = 40   # ports pause_tree.png shows at most (the longest pauses)
 
@@ -157,7 +159,8 @@ def fabric_plots(out_dir, exp, runs, seeds, out):
         ax.legend(fontsize=8)
         save(fig, 'host_goodput.png')
 
-    # failover.png with a cable cut, busbw.png with collectives.
+    # failover.png with a cable cut, busbw.png with collectives, fct_slowdown.png with sizes.
     failover_plot(plt, exp, runs, save)
     busbw_plot(plt, out_dir, exp, runs, seeds, save)
+    fct_plot(plt, exp, runs, seeds, save)
     return written

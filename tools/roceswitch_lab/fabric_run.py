@@ -18,6 +18,7 @@ from .fabric import FabricExperiment, safe_label
 from .fabric_collectives import aggregate_collectives, collective_figures, collectives_table, \
     summarise, write_collectives_csv
 from .fabric_failover import aggregate_failover, failover_figures
+from .fabric_fct import aggregate_fct, fct_figures, fct_table, write_fct_csv
 from .fabric_failover_report import failover_line, failover_table, write_failover_csvs
 from .fabric_figures import aggregate, fabric_figures
 from .fabric_plots import fabric_plots
@@ -124,6 +125,7 @@ def one_seed(a, ctx, job, out):
         f.update(fabric_figures(stats, exp.victims))
         f['collectives'] = collective_figures(stats)
         f.update(summarise(f['collectives']))
+        f.update(fct_figures(stats))
         with open(job['conf']) as fh:
             conf = yaml_module().safe_load(fh)
         f.update(failover_figures(conf, stats, files['series'], exp.goodput_window_ms))
@@ -145,11 +147,15 @@ def one_seed(a, ctx, job, out):
     return f
 
 
+INTERNAL = ('_goodput', '_fct_classes')   # what the plots and the merges use, not the JSON
+
+
 def without_series(r):
-    """A run (and its seeds) without the goodput series ('_goodput') the plots use."""
-    r = {k: v for k, v in r.items() if k != '_goodput'}
+    """A run (and its seeds) without the goodput series ('_goodput') the plots use and the
+    completion-time histograms ('_fct_classes') the seeds' merge uses."""
+    r = {k: v for k, v in r.items() if k not in INTERNAL}
     if r.get('seeds'):
-        r['seeds'] = [{k: v for k, v in s.items() if k != '_goodput'} for s in r['seeds']]
+        r['seeds'] = [{k: v for k, v in s.items() if k not in INTERNAL} for s in r['seeds']]
     return r
 
 
@@ -221,10 +227,11 @@ def cmd_run_fabric(a):
         ok = [s for s in row['seeds'] if 'error' not in s]
         aggregate_failover(row, ok)
         aggregate_collectives(row, ok)
+        aggregate_fct(row, ok)
         runs.append(row)
 
     csvs = write_csvs(a.out_dir, runs) + write_failover_csvs(a.out_dir, runs) + \
-        write_collectives_csv(a.out_dir, runs)
+        write_collectives_csv(a.out_dir, runs) + write_fct_csv(a.out_dir, runs)
     doc = {'experiment': exp.name, 'kind': 'fabric', 'file': a.experiment,
            'duration_ms': duration * 1e3, 'series_ms': series_ms,
            'seeds': [s for s in seeds if s is not None], 'seed_key': exp.seed_key if many else None,
@@ -253,7 +260,7 @@ def cmd_run_fabric(a):
                  'victim Gb/s: what %s received; ' % ', '.join(exp.victims) if exp.victims else ''))
     out.line()
     out.line(pause_table(runs))
-    for extra in (failover_table(runs), collectives_table(runs)):
+    for extra in (failover_table(runs), collectives_table(runs), fct_table(runs)):
         if extra:
             out.line()
             out.line(extra)

@@ -21,6 +21,7 @@ routing policy (or per value of another configuration key), one table to compare
   roceswitch-lab run experiments/fabric_incast.yaml         # a fabric: PFC's pause tree, DCQCN
   roceswitch-lab run experiments/fabric_link_failure.yaml   # a fabric: a cable cut, per policy
   roceswitch-lab run experiments/fabric_allreduce.yaml      # a fabric: AllReduce rank placement
+  roceswitch-lab run experiments/fabric_fct.yaml            # a fabric: FCT slowdown by flow size
 
 Each run is BUILD/app/roceswitch on emulated hosts only (no physical NIC, no hugepages):
   roceswitch --no-pci --file-prefix lab<pid>r<run> -l 0-1 -- --config RUN.yaml --duration D
@@ -205,6 +206,8 @@ FABRIC EXPERIMENTS
   = the seed, then every --set and, with --seed, fabric.seed; roceswitch --check-config checks
   every one before anything runs. --policies P1,P2 replaces the runs by one per policy (setting
   fabric.policy), --vary KEY --values V1,V2 by one per value; --runs picks some of them.
+  Relative files in the fabric file (traffic[].cdf_file, fabric.switches[].config) are taken
+  from the experiment file's directory (the run's file names them absolute).
   Figures per run (mean over its seeds; with seeds, min and max of goodput and victim Gb/s):
   goodput_gbps, ideal_gbps, goodput_fraction
                       the stats' hosts.goodput: the payload the NIC hosts received over the run,
@@ -270,6 +273,16 @@ FABRIC EXPERIMENTS
   collective_done, collective_time_us, algbw_gbps, busbw_gbps, busbw_link_fraction
                       over the run's collectives: all done, the longest time, the smallest
                       algbw and busbw (with seeds: means; busbw_gbps_min/max over the seeds)
+  With NIC messages (stats fct_by_size; of several sizes with a cdf pattern, docs/fabric.md):
+  fct_by_size         per power-of-two size class [2^k, 2^(k+1)) of message bytes {size_class,
+                      bytes_min, bytes_max, bytes_mid (geometric middle), messages, fct_p50_us,
+                      fct_p99_us, slowdown_p50, slowdown_p99, slowdown_mean}: completion time
+                      and its slowdown (over the message's unloaded time), merged over the NIC
+                      hosts as roceswitch does (their histograms' steps summed, a percentile the
+                      upper edge of the bucket reaching it: within 25 %); with seeds, every
+                      seed's steps merged too (messages summed)
+  fct_not_done        messages posted and not completed by the end (in no class; summed over
+                      the seeds, as the classes' messages)
   Printed: a row per run (run, Gb/s, of ideal, min, max, victim Gb/s, resent, out-of-order,
   PFC, pause ms, lossless drops, books, sim ms, wall s, slowdown, frames/wall s), then the pause
   tree: a row per port that paused (the longest 16), its microseconds per run; with a cable cut
@@ -277,14 +290,18 @@ FABRIC EXPERIMENTS
   drops, black-holed, steered, moved Gb/s, survivors +Gb/s, QPs slower, goodput before, min
   before, min after, min/before, while down, recover us, lossless drops); with collectives a
   row per run and collective (op, ranks, size, time us, algbw and busbw GB/s, busbw Gb/s, of
-  link, done, resent, out-of-order, PFC).
+  link, done, resent, out-of-order, PFC); with messages of several size classes the slowdown
+  table: a row per size class, per run its messages and slowdown p50 and p99, and a last row of
+  the messages not done.
   Written (in --out DIR): summary.csv and summary.json (a row / object per run, with its seeds'
   figures under "seeds"), seeds.csv (per run and seed), hosts.csv, pauses.csv, cables.csv (per
   run, seed and host, port or cable direction); with a cable cut its columns in summary.csv
   and seeds.csv, members.csv (per run, seed and member) and goodput_series.csv (per run, seed
   and interval: t_ms, goodput_gbps, goodput_window_gbps); with collectives their columns and
-  collectives.csv (per run, seed and collective); per run and seed NN-RUN[-seedN].yaml, .json
-  (roceswitch's stats), .series.jsonl, .log, and the plots:
+  collectives.csv (per run, seed and collective); with NIC messages fct_by_size.csv (per run,
+  seed and size class, the fct_by_size figures; with seeds also seed "all", the merge); per
+  run and seed NN-RUN[-seedN].yaml, .json (roceswitch's stats), .series.jsonl, .log, and the
+  plots:
   goodput.png                             a bar per run: goodput / ideal (whiskers: min..max
                                           over the seeds), the goodput_lines; beside it the
                                           victims' Gb/s with experiment.victims
@@ -300,6 +317,10 @@ FABRIC EXPERIMENTS
                                           collective's busbw (Gb/s, whiskers min..max over the
                                           seeds), coloured by fabric.policy; the link's payload
                                           rate dashed
+  fct_slowdown.png                        with messages of several size classes, HPCC's plot:
+                                          slowdown (log) against message size (log, a class at
+                                          its geometric middle), p50 and p99 panels, a line per
+                                          run (a class of < 10 messages hollow)
   With --json, stdout holds summary.json: {"experiment", "kind": "fabric", "duration_ms",
   "seeds", "seed_key", "victims", "runs": [{"run", "label", "set", "goodput_fraction", ...,
   "pauses", "cables", "seeds": [{"seed", "files", "goodput_fraction", ..., "hosts"}]}]}.
