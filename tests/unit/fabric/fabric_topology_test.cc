@@ -24,6 +24,16 @@
 namespace rs::test {
 namespace {
 
+// The error a fabric file is refused with ("loaded" when it is not).
+std::string why(const std::string& text, const std::string& source = "bad.yaml") {
+  try {
+    load_fabric_text(text, source);
+  } catch (const ConfigError& e) {
+    return std::string(e.what());
+  }
+  return std::string("loaded");
+}
+
 const FabricSwitch& named(const FabricSpec& f, const std::string& n) {
   for (auto& s : f.switches)
     if (s.name == n) return s;
@@ -124,14 +134,6 @@ TEST(FabricTopology, NicTrafficAndCollectivesSpanTheLeaves) {
   std::set<uint32_t> peers;
   for (const auto& q : host(0).qps) peers.insert(q.peer_ip);
   EXPECT_EQ(peers, (std::set<uint32_t>{host(2).ip, host(3).ip, host(1).ip}));
-  auto why = [](const std::string& text) {
-    try {
-      load_fabric_text(text, "bad.yaml");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("loaded");
-  };
   const std::string top = "fabric:\n  leaf_spine: {spines: 1, leaves: 2, hosts_per_leaf: 1}\n";
   EXPECT_NE(why(top + "traffic: [{pattern: permutation, hosts: [all, leaf9.h1]}]\n").find("traffic[0].hosts[1]: no host 'leaf9.h1'"),
             std::string::npos);
@@ -165,14 +167,6 @@ TEST(FabricTopology, AWrittenOutRingRoutesOverBothWays) {
   for (const auto& g : f.switches[0].cfg.groups) members[g.name] = g.members.size();
   EXPECT_EQ(members["to_s"], 2u);
   EXPECT_EQ(members["to_e"], 1u);
-  auto why = [](const std::string& text) {
-    try {
-      load_fabric_text(text, "bad.yaml");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("loaded");
-  };
   const std::string two = "fabric:\n  switches: [{name: a, hosts: 1}, {name: b, hosts: 1}]\n";
   EXPECT_NE(why(two + "  links: [{a: a.x, b: b}, {a: a.x, b: b}]\n").find("fabric.links[1].a: port a.x is already linked by fabric.links[0]"),
             std::string::npos) << why(two + "  links: [{a: a.x, b: b}, {a: a.x, b: b}]\n");
@@ -201,28 +195,13 @@ TEST(FabricTopology, ASwitchFromItsOwnConfigJoinsByItsLinkPorts) {
   ASSERT_EQ(r.fabric.switches.size(), 3u);
   EXPECT_EQ(r.host_names, (std::vector<std::string>{"a.h1", "b.h1", "core.h9"}));
   for (const auto& sw : r.fabric.switches) EXPECT_EQ(sw.cfg.routes.size(), 3u) << sw.name << " routes every host";
-  auto why = [&](const std::string& links) {
-    try {
-      load_fabric_text(top + links, dir + "/bad.yaml");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("loaded");
-  };
-  EXPECT_NE(why("  links: [{a: a, b: core.east}]\n").find("fabric.switches[2].config: link port core.west is joined by no link"),
-            std::string::npos) << why("  links: [{a: a, b: core.east}]\n");
-  EXPECT_NE(why("  links: [{a: a, b: core.north}, {a: b, b: core.west}]\n").find("switch core has no port 'north'"), std::string::npos);
+  auto refused = [&](const std::string& links) { return why(top + links, dir + "/bad.yaml"); };
+  EXPECT_NE(refused("  links: [{a: a, b: core.east}]\n").find("fabric.switches[2].config: link port core.west is joined by no link"),
+            std::string::npos) << refused("  links: [{a: a, b: core.east}]\n");
+  EXPECT_NE(refused("  links: [{a: a, b: core.north}, {a: b, b: core.west}]\n").find("switch core has no port 'north'"), std::string::npos);
 }
 
 TEST(FabricTopology, BadFabricFilesNameTheirKey) {
-  auto why = [](const std::string& text) {
-    try {
-      load_fabric_text(text, "bad.yaml");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("loaded");
-  };
   EXPECT_NE(why("fabric: {policy: ecmp}\n").find("give exactly one topology"), std::string::npos);
   EXPECT_NE(why("fabric:\n  fat_tree: {k: 5}\n").find("bad.yaml:2: fabric.fat_tree: k: 5 is not an even number"), std::string::npos)
       << why("fabric:\n  fat_tree: {k: 5}\n");
