@@ -15,6 +15,21 @@ namespace rs {
 namespace {
 // RCU: retired tables are freed every so many steps (the control plane rarely changes them).
 constexpr uint64_t kReclaimEvery = 1024;
+
+// Waits until `a` is no longer `v` and returns its new value: a spin first (a step is short),
+// then asleep until notified.
+uint64_t wait_while(const std::atomic<uint64_t>& a, uint64_t v) {
+  uint64_t x = a.load(std::memory_order_acquire);
+  for (int spin = 0; x == v && spin < 4096; ++spin) {
+    __builtin_ia32_pause();
+    x = a.load(std::memory_order_acquire);
+  }
+  while (x == v) {
+    a.wait(v, std::memory_order_acquire);
+    x = a.load(std::memory_order_acquire);
+  }
+  return x;
+}
 }  // namespace
 
 Fabric::Fabric(FabricSpec spec, uint64_t t0_ns) : spec_(std::move(spec)), t0_(t0_ns), now_(t0_ns) {
@@ -129,17 +144,7 @@ void Fabric::helper_loop(unsigned t) {
   const bool registered = rte_thread_register() == 0;
   uint64_t seen = 0;
   for (;;) {
-    // Spin a while (a step is short), then sleep until the next one.
-    uint64_t g = go_.load(std::memory_order_acquire);
-    for (int spin = 0; g == seen && spin < 4096; ++spin) {
-      __builtin_ia32_pause();
-      g = go_.load(std::memory_order_acquire);
-    }
-    while (g == seen) {
-      go_.wait(seen, std::memory_order_acquire);
-      g = go_.load(std::memory_order_acquire);
-    }
-    seen = g;
+    seen = wait_while(go_, seen);
     if (quit_.load(std::memory_order_acquire)) {
       if (registered) rte_thread_unregister();
       return;
@@ -192,15 +197,7 @@ void Fabric::run_until(uint64_t t_ns) {
       go_.fetch_add(1, std::memory_order_release);
       go_.notify_all();
       poll_share(0);
-      uint64_t d = done_.load(std::memory_order_acquire);
-      for (int spin = 0; d != want && spin < 4096; ++spin) {
-        __builtin_ia32_pause();
-        d = done_.load(std::memory_order_acquire);
-      }
-      while (d != want) {
-        done_.wait(d, std::memory_order_acquire);
-        d = done_.load(std::memory_order_acquire);
-      }
+      for (uint64_t d = done_.load(std::memory_order_acquire); d != want;) d = wait_while(done_, d);
     }
     if (quiet()) {
       const uint64_t next = std::min(next_event_after_quiet(), std::max(t_ns, now_ + spec_.step_ns));

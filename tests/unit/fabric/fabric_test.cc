@@ -60,6 +60,18 @@ void expect_balanced(const Fabric& fab) {
                             << " on cables " << t.cable_in_flight << " lost " << t.cable_lost;
 }
 
+// Every switch's and cable's stats, as one text.
+std::string all_stats(const Fabric& fab) {
+  std::string all;
+  for (std::size_t i = 0; i < fab.num_switches(); ++i) all += stats_json(fab.at(i)).dump();
+  for (std::size_t i = 0; i < fab.num_cables(); ++i) {
+    nlohmann::json j;
+    fab.cable(i).stats(j);
+    all += j.dump();
+  }
+  return all;
+}
+
 TEST(Fabric, HostsOnDifferentLeavesReachEachOtherOverBothSpines) {
   FabricSpec f = leaf_spine(spec(2, 2, 4));
   ASSERT_EQ(f.switches.size(), 4u);
@@ -95,14 +107,7 @@ TEST(Fabric, TheSameSpecGivesByteIdenticalStats) {
     flow(f, 2, 2, 1, 1, 7, 0x13);
     Fabric fab(std::move(f), kT0);
     fab.run_until(kT0 + kMs);
-    std::string all;
-    for (std::size_t i = 0; i < fab.num_switches(); ++i) all += stats_json(fab.at(i)).dump();
-    for (std::size_t i = 0; i < fab.num_cables(); ++i) {
-      nlohmann::json j;
-      fab.cable(i).stats(j);
-      all += j.dump();
-    }
-    return all;
+    return all_stats(fab);
   };
   const std::string a = run(), b = run();
   EXPECT_GT(a.size(), 1000u);
@@ -126,15 +131,8 @@ TEST(Fabric, ThreadsDoNotChangeTheStatsAndTheSeedDoes) {
     Fabric fab(r.fabric, kT0);
     EXPECT_EQ(fab.threads(), threads);
     fab.run_until(kT0 + kMs / 2);
-    std::string all;
-    for (std::size_t i = 0; i < fab.num_switches(); ++i) all += stats_json(fab.at(i)).dump();
-    for (std::size_t i = 0; i < fab.num_cables(); ++i) {
-      nlohmann::json j;
-      fab.cable(i).stats(j);
-      all += j.dump();
-    }
     expect_balanced(fab);
-    return all;
+    return all_stats(fab);
   };
   const std::string a = run(1, 1), b = run(1, 1), c = run(3, 1), d = run(1, 2);
   EXPECT_GT(a.size(), 10000u);
