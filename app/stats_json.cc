@@ -69,6 +69,8 @@ nlohmann::json stats_json(const Switch& sw) {
     pj["tx_bytes"] = sw.tx_bytes(p);
     const auto port = static_cast<uint16_t>(p);
     pj["drops"] = drop_map([&](DropReason r) { return sw.drops(p, r); });
+    // The port's share of lossless_drops that no queue counts (lost on the way to one).
+    pj["lossless_drops_before_queue"] = sw.lossless_drops_before_queue(p);
     pj["link_up"] = sw.load().link_up(port);
     pj["link_down_events"] = sw.link_down_events(p);
     // Mirror copies this port's frames made (its rx and tx sides), and lost to an empty pool.
@@ -108,6 +110,7 @@ nlohmann::json stats_json(const Switch& sw) {
                  {"headroom_reserved_bytes", sw.buffer().headroom_reserved()}, {"shared_bytes", sw.buffer().shared_size()},
                  {"used_bytes", sw.buffer().used()},                  {"pfc_enable", sw.buffer().config().pfc_enable}};
   j["lossless_drops"] = sw.lossless_drops();
+  j["lossless_drops_before_queue"] = sw.lossless_drops_before_queue();  // part of lossless_drops
   j["groups"] = groups_json(sw);
   json stages = json::array();
   const auto& nodes0 = sw.pipeline(0).nodes();

@@ -73,4 +73,23 @@ constexpr std::string_view drop_reason_name(DropReason r) {
   return kDropReasonNames[static_cast<std::size_t>(r)];
 }
 
+// The reasons the pipeline drops a frame for (kNextDrop) before it has a traffic class: the
+// parse's (l3_input classifies only what it does not refuse: a refused frame's tc is the
+// parse's zero, not a class), MAC control's (a PAUSE or PFC frame is for the port) and non_ip
+// (a frame for the router that is not IP). Any other pipeline drop is of a frame l3_input
+// passed, which has a class: an IP packet's from its DSCP or PCP, any other frame's 0 (the
+// class the buffer charges a bridged one to).
+static_assert(kNumDropReasons <= 64);
+inline constexpr uint64_t kDropsBeforeClass = [] {
+  uint64_t m = 0;
+  for (DropReason r : {DropReason::MalformedEth, DropReason::MalformedVlan, DropReason::StackedVlan, DropReason::MalformedIpv4,
+                       DropReason::BadIpv4Ihl, DropReason::BadIpv4Length, DropReason::BadIpv4Checksum,
+                       DropReason::MalformedIpv6, DropReason::BadIpv6Length, DropReason::MalformedUdp,
+                       DropReason::MalformedBth, DropReason::NonIp, DropReason::MultiSegment, DropReason::MacControl,
+                       DropReason::MalformedMacControl})
+    m |= uint64_t{1} << static_cast<unsigned>(r);
+  return m;
+}();
+constexpr bool drop_before_class(DropReason r) { return (kDropsBeforeClass >> static_cast<unsigned>(r)) & 1; }
+
 }  // namespace rs

@@ -221,7 +221,11 @@ void Pipeline::run(Burst& in, WorkerContext& ctx) {
       const uint8_t e = next[i];
       if (e == kNextConsumed) continue;
       if (e == kNextDrop) {
-        ctx.count_drop(meta(m).drop_reason, meta(m).in_port);
+        const PacketMeta& pm = meta(m);
+        // Nothing a stage drops is in a queue yet; a frame refused before l3_input classified
+        // it has no class to be lossless in.
+        if (drop_before_class(pm.drop_reason)) ctx.count_drop(pm.drop_reason, pm.in_port);
+        else ctx.count_before_queue(pm, pm.drop_reason, pm.in_port);
         dropped[nd++] = m;
         continue;
       }

@@ -61,8 +61,13 @@ struct WorkerContext {
   // The bridge (stages/bridge.h): VLAN membership and the FDB, null when the switch has no VLANs.
   const VlanTable* vlans = nullptr;
   Fdb* fdb = nullptr;
+  // The traffic classes whose priority is lossless: bit t when PG tc_to_pg[t] is in pfc_enable
+  // (fixed at start-up, as the buffer's PG accounting is); 0 when no priority is.
+  uint8_t lossless_tcs = 0;
 
-  // The one way a packet leaves the switch without being sent: counted, then freed.
+  // How a packet leaves the switch without being sent: counted, then freed. This one for a
+  // queue's drops (the queue counts them by class too) and packets with no class yet;
+  // drop_before_queue for the others.
   void drop(rte_mbuf* m, DropReason r, uint16_t port) {
     count_drop(r, port);
     rte_pktmbuf_free(m);
@@ -70,6 +75,25 @@ struct WorkerContext {
   // The count alone, for a caller that frees a burst's drops together.
   void count_drop(DropReason r, uint16_t port) {
     if (port < kMaxPorts) counters->port_drops[port][static_cast<std::size_t>(r)].inc();
+  }
+  // A drop before any egress queue holds the packet, of a packet with a class (what the
+  // pipeline drops for a reason drop_before_class() names has none). Counted as drop()
+  // counts, and once more when the class is lossless: Switch::lossless_drops reads what the
+  // queues count by queue, which misses every lossless packet lost on its way to one.
+  void drop_before_queue(rte_mbuf* m, DropReason r, uint16_t port) {
+    count_before_queue(meta(m), r, port);
+    rte_pktmbuf_free(m);
+  }
+  void count_before_queue(const PacketMeta& pm, DropReason r, uint16_t port) {
+    count_drop(r, port);
+    if (lossless_class(pm) && port < kMaxPorts) [[unlikely]]
+      counters->lossless_before_queue[port].inc();
+  }
+  // Lossless as the buffer tells it (SharedBuffer::pg_of, meta_flag::kNoPg): the packet's PG
+  // is a pfc_enable priority, and it is not a mirror copy or the control plane's packet
+  // (lossy whatever their class).
+  bool lossless_class(const PacketMeta& pm) const {
+    return ((lossless_tcs >> (pm.tc & 7)) & 1) && !(pm.flags & meta_flag::kNoPg);
   }
   // A stage's trace record for one packet (only from a stage's traced body).
   void trace(const PacketMeta& pm, uint8_t edge, uint64_t a = 0, uint64_t b = 0) {

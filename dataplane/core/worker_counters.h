@@ -21,6 +21,9 @@ struct alignas(64) WorkerCounters {
   // Drops are charged to the port where they happen: the ingress port in the pipeline, the
   // egress port in the traffic manager.
   Counter port_drops[kMaxPorts][kNumDropReasons];
+  // Of those, the drops of lossless-class packets before a queue held them (by the same port):
+  // the queues count theirs by queue (WorkerContext::count_before_queue).
+  Counter lossless_before_queue[kMaxPorts];
   Counter loops;
   Counter rx_bursts;
   Counter flood_copies;  // packets the bridge made to flood a frame to several ports

@@ -34,7 +34,7 @@ void Bridge::out(rte_mbuf* m, uint16_t port, uint16_t vlan, const EnqueueTables&
       ++tally[TagPopped];
       break;
     case Retag::NoRoom:
-      ctx.drop(m, DropReason::MalformedVlan, pm.in_port);
+      ctx.drop_before_queue(m, DropReason::MalformedVlan, pm.in_port);
       return;
     case Retag::Kept:
       break;

@@ -74,7 +74,7 @@ class RewriteEnqueue final : public StepStage<RewriteEnqueue> {
     const uint64_t router = ctx.vlans->vlan[vlan].router;
     std::memcpy(rte_pktmbuf_mtod_offset(m, uint8_t*, RTE_ETHER_ADDR_LEN), &router, RTE_ETHER_ADDR_LEN);
     if (retag_frame(m, pm, vlan, (ctx.vlans->vlan[vlan].tagged >> (pm.out_port & 63)) & 1) != Retag::NoRoom) return true;
-    ctx.drop(m, DropReason::MalformedVlan, pm.in_port);
+    ctx.drop_before_queue(m, DropReason::MalformedVlan, pm.in_port);
     return false;
   }
   static Traced trace_before(const rte_mbuf* m, const PacketMeta& pm, const WorkerContext& ctx);

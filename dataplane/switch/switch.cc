@@ -38,6 +38,14 @@ BufferInputs buffer_inputs(const SwitchConfig& cfg) {
   }
   return in;
 }
+// The traffic classes whose priority (their PG) is in pfc_enable: what a worker counts as a
+// lossless drop before a queue, the priorities lossless_drops() reads the queues of.
+uint8_t lossless_tcs(const MmuConfig& mc) {
+  uint8_t m = 0;
+  for (int t = 0; t < 8; ++t)
+    if (mc.pfc_enable & (1u << (mc.tc_to_pg[t] & 7))) m |= static_cast<uint8_t>(1u << t);
+  return m;
+}
 }  // namespace
 
 Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
@@ -179,6 +187,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       wk->qsbr = qsbr_;
       wk->wd_poll_ns = cfg.mmu.pfcwd.enabled ? cfg.mmu.pfcwd.poll_ns : 0;
       if (sb_->any_lossless()) wk->ctx.sb = sb_.get();
+      wk->ctx.lossless_tcs = lossless_tcs(cfg.mmu);
       rte_rcu_qsbr_thread_register(qsbr_, w);
       rte_rcu_qsbr_thread_online(qsbr_, w);
       wk->ctx.fib = fib_.load();
@@ -329,10 +338,28 @@ uint64_t Switch::drops(DropReason r) const {
   return s;
 }
 
+void Switch::quiesce_stepped() {
+  for (std::size_t w = 0; w < workers_.size(); ++w) rte_rcu_qsbr_quiescent(qsbr_, static_cast<unsigned>(w));
+}
+
+uint64_t Switch::lossless_drops_before_queue(std::size_t p) const {
+  uint64_t s = 0;
+  for (auto& w : workers_) s += w->counters.lossless_before_queue[p].get();
+  return s;
+}
+
+uint64_t Switch::lossless_drops_before_queue() const {
+  uint64_t s = 0;
+  for (std::size_t p = 0; p < ports_.size(); ++p) s += lossless_drops_before_queue(p);
+  return s;
+}
+
 uint64_t Switch::lossless_drops() const {
-  // Every drop at a queue a lossless priority maps to, plus lossless packets refused at
-  // admission (they are charged to those queues too): the number the demo must keep at 0.
-  uint64_t n = 0;
+  // Every drop at a queue a lossless priority maps to, lossless packets refused at admission
+  // (charged to those queues too), and those lost before any queue (a group black-holed by a
+  // link failure loses the lossless class's packets as surely): the number the demo must keep
+  // at 0. MAC control frames and frames refused before classification have no class.
+  uint64_t n = lossless_drops_before_queue();
   const MmuConfig& mc = sb_->config();
   for (std::size_t p = 0; p < egress_.size(); ++p)
     for (int pr = 0; pr < 8; ++pr) {

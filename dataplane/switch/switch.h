@@ -68,6 +68,10 @@ class Switch {
   // new snapshot with one pointer store (no route table copied); the old snapshot is freed by
   // reclaim() once every worker has passed a quiescent state.
   FibWriter& fib_writer() { return *writer_; }
+  // Stepped (a fabric on virtual time): between two polls no worker holds a table, so a control
+  // plane that runs between steps reports the workers' quiescent states for them, and its
+  // commit never waits for a poll.
+  void quiesce_stepped();
   // New QoS maps (P4 dscp_to_tc, pcp_to_tc, tc_to_queue; trust, CNP queue) for every worker's
   // next loop, published as the FIB is. The lossless mapping (PGs, PFC) stays as configured.
   void publish_qos(const QosMaps& maps);
@@ -125,8 +129,13 @@ class Switch {
   void trace_request(uint32_t first, uint32_t every, bool keep);
 
   SwitchTotals totals() const;
-  // Drops of lossless-class packets (queues a pfc_enable priority maps to), shutdown aside.
+  // Drops of lossless-class packets (queues a pfc_enable priority maps to, and packets of a
+  // pfc_enable priority lost before a queue), shutdown aside.
   uint64_t lossless_drops() const;
+  // The part lost before a queue (no route, no live member, a full handoff ring...), by the
+  // port the drop is charged to, and summed.
+  uint64_t lossless_drops_before_queue(std::size_t port) const;
+  uint64_t lossless_drops_before_queue() const;
 
   uint16_t num_workers() const { return static_cast<uint16_t>(workers_.size()); }
   std::size_t num_ports() const { return ports_.size(); }

@@ -35,7 +35,7 @@ void Worker::flush_handoff() {
       PacketMeta& pm = meta(b.pkts[i]);
       if (pm.flags & meta_flag::kPgCharged)  // charged by the enqueue step on this worker: give it back
         ctx.sb->usage(id).pg[pm.in_port][ctx.sb->pg_of(pm)].sub(ctx.sb->charge(b.pkts[i]->pkt_len));
-      ctx.drop(b.pkts[i], DropReason::HandoffFull, pm.out_port);
+      ctx.drop_before_queue(b.pkts[i], DropReason::HandoffFull, pm.out_port);
     }
     b.clear();
   }
@@ -64,7 +64,8 @@ void Worker::poll(uint64_t now_ns) {
   const uint64_t up = ctx.load ? ctx.load->up_mask() : ~uint64_t{0};
   for (Port* port : rx_ports) {
     if (!((up >> (port->id & 63)) & 1)) [[unlikely]] {
-      // A link that is down receives nothing: what its port still delivers is lost with it.
+      // A link that is down receives nothing: what its port still delivers is lost with it,
+      // unparsed, so of no class (its metadata is an earlier packet's): never a lossless drop.
       const uint16_t n = port->rx_burst(b.pkts, kBurst, now_ns);
       counters.port_rx_pkts[port->id].add(n);
       for (uint16_t i = 0; i < n; ++i) {
