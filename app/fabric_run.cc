@@ -12,6 +12,7 @@
 
 #include "app/eal_args.h"
 #include "app/fabric_stats.h"
+#include "control/fabric/fabric_routing.h"
 #include "dataplane/core/log.h"
 
 namespace rs {
@@ -52,6 +53,11 @@ int run_fabric(const FabricRunSpec& spec, const FabricRunOptions& o) {
       rte_eal_cleanup();
       return 1;
     }
+    // Routes reconverge after cable events (none scheduled: nothing to do).
+    std::unique_ptr<FabricRouting> routing;
+    bool events = false;
+    for (std::size_t c = 0; c < fab->num_cables(); ++c) events |= !fab->cable_spec(c).events.empty();
+    if (events && spec.convergence_ns) routing = std::make_unique<FabricRouting>(*fab, *spec.convergence_ns);
     log(LogLevel::Info, "{}: fabric of {} switches and {} cables, step {} ns, running {} ms of virtual time", spec.source,
         fab->num_switches(), fab->num_cables(), spec.fabric.step_ns, duration * 1e3);
     const auto t0 = std::chrono::steady_clock::now();
@@ -89,8 +95,15 @@ int run_fabric(const FabricRunSpec& spec, const FabricRunOptions& o) {
     const Speed sp = speed_of(*fab, real_s);
     fab->shutdown();
     const FabricTotals t = fab->totals();
-    const nlohmann::json stats = fabric_json(*fab, spec, sp, before);
+    nlohmann::json stats = fabric_json(*fab, spec, sp, before);
+    if (routing) stats["fabric"]["routing"] = routing->json();
     fmt::print("\n{}\n", summary(*fab, stats));
+    if (routing)
+      for (const auto& u : routing->updates()) {
+        fmt::print("routes converged at {:.1f} us ({:.1f} us after a cable event): {} switches changed {} host routes, {} withdrawn\n",
+                   static_cast<double>(u.at_ns) / 1e3, static_cast<double>(routing->convergence_ns()) / 1e3, u.switches, u.routes, u.withdrawn);
+        for (const auto& e : u.errors) fmt::print(stderr, "roceswitch: a route update was refused: {}\n", e);
+      }
     fmt::print("virtual {:.3f} ms in {:.2f} s real ({:.0f}x slower than real time), {} steps, {} jumps\n", sp.sim_s * 1e3, real_s,
                sp.slowdown(), fab->steps(), fab->jumps());
     fmt::print("books: from hosts {} + made {} = to hosts {} + dropped {} + on cables {} + lost {}: {}\n", t.from_hosts, t.made,

@@ -118,6 +118,8 @@ std::vector<uint16_t> read_host_list(const ConfigReader& rd, const YAML::Node& n
   return out;
 }
 
+}  // namespace
+
 uint16_t read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& path, const HostTable& hosts) {
   const std::string name = rd.str(n, path);
   auto it = std::find(hosts.names.begin(), hosts.names.end(), name);
@@ -126,8 +128,6 @@ uint16_t read_host(const ConfigReader& rd, const YAML::Node& n, const std::strin
   if (!hosts.ports[h]) rd.fail(n, path, fmt::format("port '{}' is not an emulated host", name));
   return h;
 }
-
-}  // namespace
 
 HostTable switch_hosts(SwitchConfig& cfg) {
   HostTable t;

@@ -28,6 +28,9 @@ struct HostTable {
   std::string source;  // the config file: cdf files are found beside it
   std::string noun = "port";  // what a name is, in errors ("no port 'x'")
 };
+
+// One host by name (not a group): its index in `hosts`, or a ConfigError at `path`.
+uint16_t read_host(const ConfigReader& rd, const YAML::Node& n, const std::string& path, const HostTable& hosts);
 HostTable switch_hosts(SwitchConfig& cfg);
 
 // collectives: [{op: allreduce|allgather|reducescatter|alltoall, hosts: [names, ring order],

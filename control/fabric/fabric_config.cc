@@ -60,7 +60,7 @@ std::vector<std::pair<std::size_t, std::size_t>> permutation(std::size_t n, uint
 // flows: [{from, to, rate_gbps, dscp, payload, qp, start_ms, stop_ms}] (constant-rate RoCE flows
 // of emulated hosts) or [{pattern: permutation, rate_gbps, dscp, payload, seed, start_ms,
 // stop_ms}] (every host one such flow to another).
-void read_flows(const ConfigReader& rd, const YAML::Node& fl, const HostTable& hosts, uint64_t seed, FabricRunSpec& out) {
+void read_flows(const ConfigReader& rd, const YAML::Node& fl, const HostTable& hosts, uint64_t seed) {
   rd.seq(fl, "flows");
   for (std::size_t i = 0; i < fl.size(); ++i) {
     const std::string fp = fmt::format("flows[{}]", i);
@@ -88,13 +88,7 @@ void read_flows(const ConfigReader& rd, const YAML::Node& fl, const HostTable& h
     }
     for (const char* k : {"from", "to"})
       if (!f[k]) rd.fail(f, fp + "." + k, "missing");
-    auto host = [&](const YAML::Node& n, const std::string& path) {
-      const std::string name = rd.str(n, path);
-      auto it = std::find(hosts.names.begin(), hosts.names.end(), name);
-      if (it == hosts.names.end()) rd.fail(n, path, fmt::format("no host '{}' (hosts are SWITCH.PORT: leaf1.h1 ...)", name));
-      return static_cast<std::size_t>(it - hosts.names.begin());
-    };
-    const std::size_t from = host(f["from"], fp + ".from"), to = host(f["to"], fp + ".to");
+    const std::size_t from = read_host(rd, f["from"], fp + ".from", hosts), to = read_host(rd, f["to"], fp + ".to", hosts);
     if (from == to) rd.fail(f["to"], fp + ".to", "a host does not send to itself");
     s.dst_ip = hosts.ports[to]->host.ip;
     s.qp = f["qp"] ? static_cast<uint32_t>(rd.integer(f["qp"], fp + ".qp", 1, 0xFFFFFF)) : static_cast<uint32_t>(0x1000 + i);
@@ -108,7 +102,7 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   rd.keys(root, "", {"fabric", "switch_defaults", "hosts", "flows", "traffic", "collectives"});
   const YAML::Node fab = root["fabric"];
   if (!fab) rd.fail(root, "fabric", "missing");
-  rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "switches", "links", "defaults", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "threads", "cable_events"});
+  rd.keys(fab, "fabric", {"leaf_spine", "fat_tree", "switches", "links", "defaults", "policy", "step_ns", "max_jump_us", "duration_ms", "seed", "threads", "cable_events", "convergence_ms"});
   FabricRunSpec out;
   out.source = source;
   if ((fab["leaf_spine"] ? 1 : 0) + (fab["fat_tree"] ? 1 : 0) + (fab["switches"] ? 1 : 0) != 1)
@@ -170,6 +164,12 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
   if (auto x = fab["max_jump_us"]) out.fabric.max_jump_ns = rd.nanoseconds(x, "fabric.max_jump_us", 0, 1e6, 1e3);
   if (auto x = fab["threads"]) out.fabric.threads = static_cast<unsigned>(rd.integer(x, "fabric.threads", 1, 64));
   if (auto x = fab["duration_ms"]) out.duration_s = rd.real(x, "fabric.duration_ms", 0.001, 1e7) / 1e3;
+  if (auto x = fab["convergence_ms"]) {
+    double ms;
+    if (x.IsScalar() && x.Scalar() == "never") out.convergence_ns.reset();
+    else if (!x.IsScalar() || !YAML::convert<double>::decode(x, ms)) rd.fail(x, "fabric.convergence_ms", "expected milliseconds or 'never'");
+    else out.convergence_ns = rd.nanoseconds(x, "fabric.convergence_ms", 0, 1e7, 1e6);
+  }
   if (auto ev = fab["cable_events"]) {
     rd.seq(ev, "fabric.cable_events");
     for (std::size_t i = 0; i < ev.size(); ++i) {
@@ -222,7 +222,7 @@ FabricRunSpec load(const YAML::Node& root, const std::string& source) {
       for (PortSpec* p : table.ports) p->host.nic = n;
     }
   }
-  if (auto fl = root["flows"]) read_flows(rd, fl, table, seed, out);
+  if (auto fl = root["flows"]) read_flows(rd, fl, table, seed);
   if (auto x = root["collectives"]) read_collectives(rd, x, table, out.collectives);
   if (auto x = root["traffic"]) read_traffic(rd, x, table, out.traffic, seed);
   // Each queue pair's unloaded round trip to its peer, for its messages' FCT slowdown.

@@ -7,6 +7,7 @@
 // config's, with hosts named leafN.hM, a switch's name for its hosts, or `all`). Errors name the
 // file, the line, the key path and the reason, as the switch config's do.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,9 @@ struct FabricRunSpec {
   std::vector<nic::TrafficSpec> traffic;
   std::vector<nic::CollectiveSpec> collectives;
   double duration_s = 0.01;
+  // How long after a cable's cut or repair every switch has its converged routes (fabric_routing.h);
+  // none: never (the switches' fast failover alone).
+  std::optional<uint64_t> convergence_ns = 1'000'000;
   std::string source;
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "dataplane/tm/queue/shaper.h"
@@ -135,8 +136,67 @@ FabricSpec fat_tree(const FatTreeSpec& s) {
   return std::move(b.f);
 }
 
-void fabric_routes(FabricSpec& f, const PolicySpec& policy) {
+namespace {
+
+// Hops from `from` to every switch over `next` (a switch's neighbours); -1: unreachable.
+std::vector<int> hop_counts(const std::vector<std::vector<std::size_t>>& next, std::size_t from) {
+  std::vector<int> dist(next.size(), -1);
+  std::deque<std::size_t> todo{from};
+  dist[from] = 0;
+  while (!todo.empty()) {
+    const std::size_t s = todo.front();
+    todo.pop_front();
+    for (std::size_t t : next[s])
+      if (dist[t] < 0) dist[t] = dist[s] + 1, todo.push_back(t);
+  }
+  return dist;
+}
+
+}  // namespace
+
+std::vector<std::vector<HostNextHops>> fabric_next_hops(const FabricSpec& f, const std::vector<bool>& up) {
   const std::size_t n = f.switches.size();
+  // Each switch's cable ports that are up: (port, far switch, far port's MAC), in port order.
+  struct Hop {
+    uint16_t port;
+    std::size_t to;
+    rte_ether_addr mac;
+  };
+  std::vector<std::vector<Hop>> hops(n);
+  for (std::size_t c = 0; c < f.cables.size(); ++c) {
+    if (!up.empty() && !up[c]) continue;
+    const FabricCable& k = f.cables[c];
+    hops[k.a_switch].push_back({k.a_port, k.b_switch, f.switches[k.b_switch].cfg.ports[k.b_port].mac});
+    hops[k.b_switch].push_back({k.b_port, k.a_switch, f.switches[k.a_switch].cfg.ports[k.a_port].mac});
+  }
+  std::vector<std::vector<std::size_t>> next(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    std::sort(hops[s].begin(), hops[s].end(), [](const Hop& a, const Hop& b) { return a.port < b.port; });
+    for (const Hop& h : hops[s]) next[s].push_back(h.to);
+  }
+  std::vector<std::vector<HostNextHops>> out(n);
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto& ports = f.switches[t].cfg.ports;
+    bool has_hosts = false;
+    for (auto& p : ports) has_hosts |= p.kind == PortKind::EmulatedHost && p.host.ip;
+    if (!has_hosts) continue;
+    const std::vector<int> dist = hop_counts(next, t);
+    for (std::size_t s = 0; s < n; ++s) {
+      std::vector<GroupMemberSpec> members;
+      if (s != t)
+        for (const Hop& h : hops[s])
+          if (dist[s] > 0 && dist[h.to] == dist[s] - 1) members.push_back(static_member(h.port, h.mac));
+      for (std::size_t p = 0; p < ports.size(); ++p) {
+        if (ports[p].kind != PortKind::EmulatedHost || !ports[p].host.ip) continue;
+        HostNextHops h{ports[p].host.ip, t, s == t, s == t ? std::vector{static_member(static_cast<uint16_t>(p), ports[p].host.mac)} : members};
+        out[s].push_back(std::move(h));
+      }
+    }
+  }
+  return out;
+}
+
+void fabric_routes(FabricSpec& f, const PolicySpec& policy) {
   // Route tables sized for the fabric's hosts unless the config sized them: a switch's default
   // tables (rte_lpm6's tbl8 groups above all) times many switches would not fit a test machine.
   uint32_t hosts = 0;
@@ -148,72 +208,47 @@ void fabric_routes(FabricSpec& f, const PolicySpec& policy) {
     if (l.v4 == d.v4 && l.v6 == d.v6 && l.v4_tbl8 == d.v4_tbl8 && l.v6_tbl8 == d.v6_tbl8)
       l = RouteLimits{.v4 = std::max<uint32_t>(1024, 2 * hosts), .v6 = 256, .v4_tbl8 = std::max<uint32_t>(256, hosts + 64), .v6_tbl8 = 256};
   }
-  // Each switch's cable ports: (port, far switch, far port's MAC).
-  struct Hop {
-    uint16_t port, to;
-    rte_ether_addr mac;
-  };
-  std::vector<std::vector<Hop>> hops(n);
-  for (const FabricCable& c : f.cables) {
-    hops[c.a_switch].push_back({c.a_port, c.b_switch, f.switches[c.b_switch].cfg.ports[c.b_port].mac});
-    hops[c.b_switch].push_back({c.b_port, c.a_switch, f.switches[c.a_switch].cfg.ports[c.a_port].mac});
-  }
-  for (auto& h : hops) std::sort(h.begin(), h.end(), [](const Hop& a, const Hop& b) { return a.port < b.port; });
-  // Groups by member ports, per switch.
-  std::vector<std::map<std::vector<uint16_t>, uint32_t>> groups(n);
-  auto route = [&](std::size_t s, uint32_t ip, uint32_t group) {
-    RouteSpec r;
-    std::memcpy(r.addr, &ip, 4);
-    r.depth = 32;
-    r.group = group;
-    f.switches[s].cfg.routes.push_back(r);
-  };
-  for (std::size_t t = 0; t < n; ++t) {
-    const auto& ports = f.switches[t].cfg.ports;
-    bool has_hosts = false;
-    for (auto& p : ports) has_hosts |= p.kind == PortKind::EmulatedHost && p.host.ip;
-    if (!has_hosts) continue;
-    // Hops from every switch to t.
-    std::vector<int> dist(n, -1);
-    std::deque<std::size_t> todo{t};
-    dist[t] = 0;
-    while (!todo.empty()) {
-      const std::size_t s = todo.front();
-      todo.pop_front();
-      for (const Hop& h : hops[s])
-        if (dist[h.to] < 0) dist[h.to] = dist[s] + 1, todo.push_back(h.to);
-    }
-    for (std::size_t s = 0; s < n; ++s) {
-      if (s == t) continue;
-      if (dist[s] < 0) throw std::runtime_error(fmt::format("{} cannot reach {}", f.switches[s].name, f.switches[t].name));
-      std::vector<uint16_t> key;
-      std::vector<GroupMemberSpec> members;
-      for (const Hop& h : hops[s])
-        if (dist[h.to] == dist[s] - 1) key.push_back(h.port), members.push_back(static_member(h.port, h.mac));
-      auto [it, fresh] = groups[s].emplace(key, 0);
-      SwitchConfig& cfg = f.switches[s].cfg;
-      if (fresh) {
+  const auto all = fabric_next_hops(f, {});
+  // A switch that cannot reach a host's switch: the first by (host's switch, switch).
+  std::optional<std::pair<std::size_t, std::size_t>> cut;
+  for (std::size_t s = 0; s < f.switches.size(); ++s)
+    for (const HostNextHops& h : all[s])
+      if (h.members.empty() && (!cut || std::pair{h.to_switch, s} < *cut)) cut = std::pair{h.to_switch, s};
+  if (cut) throw std::runtime_error(fmt::format("{} cannot reach {}", f.switches[cut->second].name, f.switches[cut->first].name));
+  for (std::size_t s = 0; s < f.switches.size(); ++s) {
+    SwitchConfig& cfg = f.switches[s].cfg;
+    std::map<std::vector<uint16_t>, uint32_t> groups;  // by member ports (a host's own: not shared)
+    for (const HostNextHops& h : all[s]) {
+      uint32_t gid = static_cast<uint32_t>(cfg.groups.size());
+      if (h.local) {
         GroupSpec g;
-        g.name = fmt::format("to_{}", f.switches[t].name);
-        g.policy = policy;
-        g.members = std::move(members);
+        g.name = "to_" + cfg.ports[h.members[0].port].name;
+        g.members = h.members;
         cfg.groups.push_back(std::move(g));
-        it->second = static_cast<uint32_t>(cfg.groups.size() - 1);
+      } else {
+        auto [it, fresh] = groups.emplace(member_ports(h.members), gid);
+        if (fresh) {
+          GroupSpec g;
+          g.name = fmt::format("to_{}", f.switches[h.to_switch].name);
+          g.policy = policy;
+          g.members = h.members;
+          cfg.groups.push_back(std::move(g));
+        }
+        gid = it->second;
       }
-      for (auto& p : ports)
-        if (p.kind == PortKind::EmulatedHost && p.host.ip) route(s, p.host.ip, it->second);
-    }
-    // On t: each host through its own port.
-    SwitchConfig& cfg = f.switches[t].cfg;
-    for (std::size_t p = 0; p < ports.size(); ++p) {
-      if (ports[p].kind != PortKind::EmulatedHost || !ports[p].host.ip) continue;
-      GroupSpec g;
-      g.name = "to_" + ports[p].name;
-      g.members.push_back(static_member(static_cast<uint16_t>(p), ports[p].host.mac));
-      cfg.groups.push_back(std::move(g));
-      route(t, ports[p].host.ip, static_cast<uint32_t>(cfg.groups.size() - 1));
+      RouteSpec r;
+      std::memcpy(r.addr, &h.ip, 4);
+      r.depth = 32;
+      r.group = gid;
+      cfg.routes.push_back(r);
     }
   }
+}
+
+std::vector<uint16_t> member_ports(const std::vector<GroupMemberSpec>& members) {
+  std::vector<uint16_t> ports;
+  for (auto& m : members) ports.push_back(m.port);
+  return ports;
 }
 
 std::vector<std::vector<FabricPath>> fabric_paths(const FabricSpec& f, uint32_t ack_bytes, double host_gbps) {
@@ -230,15 +265,7 @@ std::vector<std::vector<FabricPath>> fabric_paths(const FabricSpec& f, uint32_t 
   const double hop = wire_bytes(ack_bytes) * 8 / gbps + 2.0 * static_cast<double>(f.step_ns);
   std::vector<std::vector<FabricPath>> out(n, std::vector<FabricPath>(n));
   for (std::size_t a = 0; a < n; ++a) {
-    std::vector<int> dist(n, -1);
-    std::deque<std::size_t> todo{a};
-    dist[a] = 0;
-    while (!todo.empty()) {
-      const std::size_t s = todo.front();
-      todo.pop_front();
-      for (std::size_t t : next[s])
-        if (dist[t] < 0) dist[t] = dist[s] + 1, todo.push_back(t);
-    }
+    const std::vector<int> dist = hop_counts(next, a);
     for (std::size_t b = 0; b < n; ++b) {
       const unsigned cables = dist[b] < 0 ? 0 : static_cast<unsigned>(dist[b]);
       out[a][b] = {static_cast<uint64_t>(2.0 * cables * static_cast<double>(delay) + (cables + 2) * hop), cables + 2};

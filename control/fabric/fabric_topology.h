@@ -61,6 +61,19 @@ void fabric_routes(FabricSpec& f, const PolicySpec& policy);
 
 uint32_t fabric_host_ip(unsigned leaf, unsigned host);  // network order; leaf and host from 1
 
+// Every switch's next hops towards every host of the fabric over the cables that are up
+// (`up[c]` for cable c; empty: all of them): per switch, in the order fabric_routes installs
+// them, each host's address, its switch, and the members of the group towards it (every cable
+// port on a shortest path; on the host's own switch, its port). No members: no path.
+struct HostNextHops {
+  uint32_t ip = 0;  // network order
+  std::size_t to_switch = 0;
+  bool local = false;
+  std::vector<GroupMemberSpec> members;
+};
+std::vector<std::vector<HostNextHops>> fabric_next_hops(const FabricSpec& f, const std::vector<bool>& up);
+std::vector<uint16_t> member_ports(const std::vector<GroupMemberSpec>& members);
+
 // The unloaded path between hosts of switches a and b over `f`'s shortest path: `links` (the
 // cables and the two hosts' own), and the round trip of an empty frame: each cable's propagation
 // both ways (the longest cable's), an acknowledgement of `ack_bytes` at every link at the slowest

@@ -15,6 +15,8 @@ namespace rs {
 namespace {
 // RCU: retired tables are freed every so many steps (the control plane rarely changes them).
 constexpr uint64_t kReclaimEvery = 1024;
+// A window's most steps: the quiet-stretch jump is decided at its end.
+constexpr uint64_t kMaxWindowSteps = 64;
 
 // Waits until `a` is no longer `v` and returns its new value: a spin first (a step is short),
 // then asleep until notified.
@@ -76,6 +78,12 @@ Fabric::Fabric(FabricSpec spec, uint64_t t0_ns) : spec_(std::move(spec)), t0_(t0
       p.egress.bucket_ns = bucket;
       p.host.bucket_ns = bucket;
     }
+  // Whole steps strictly under every cable's delay: a frame sent at a window's first step
+  // arrives after its last. A cable of no delay leaves windows of one step (threads meet every
+  // step); without cables a window still ends in time to notice a quiet fabric.
+  window_ns_ = kMaxWindowSteps * spec_.step_ns;
+  for (auto& k : spec_.cables)
+    window_ns_ = std::min(window_ns_, std::max<uint64_t>(1, (k.params.delay_ns + spec_.step_ns - 1) / spec_.step_ns) * spec_.step_ns);
   for (auto& s : spec_.switches) {
     try {
       switches_.push_back(std::make_unique<Switch>(s.cfg, t0_ns));
@@ -118,11 +126,12 @@ void Fabric::stop_helpers() {
 }
 
 void Fabric::poll_share(unsigned t) {
-  const bool reclaim = steps_ % kReclaimEvery == 0;
-  for (std::size_t i : shares_[t]) {
-    switches_[i]->poll_all(now_);
-    if (reclaim) switches_[i]->reclaim();
+  for (uint64_t k = 0; k < win_steps_; ++k) {
+    const uint64_t now = now_ + k * spec_.step_ns;
+    for (std::size_t i : shares_[t]) switches_[i]->poll_all(now);
   }
+  if (steps_ / kReclaimEvery != (steps_ + win_steps_) / kReclaimEvery)
+    for (std::size_t i : shares_[t]) switches_[i]->reclaim();
 }
 
 void Fabric::helper_loop(unsigned t) {
@@ -175,6 +184,7 @@ uint64_t Fabric::next_event_after_quiet() {
     for (std::size_t p = 0; p < s->num_ports(); ++p) t = std::min(t, s->port(p).idle_until(now_));
   for (std::size_t c = 0; c < cables_.size(); ++c)
     if (next_event_[c] < spec_.cables[c].events.size()) t = std::min(t, t0_ + spec_.cables[c].events[next_event_[c]].first);
+  if (!timers_.empty()) t = std::min(t, t0_ + timers_.begin()->first);
   // On a step boundary, so that a jump lands where stepping would have.
   const uint64_t steps = (t - t0_ + spec_.step_ns - 1) / spec_.step_ns;
   return std::max(now_ + spec_.step_ns, t0_ + steps * spec_.step_ns);
@@ -187,7 +197,17 @@ void Fabric::run_until(uint64_t t_ns) {
       auto& ev = spec_.cables[c].events;
       while (next_event_[c] < ev.size() && t0_ + ev[next_event_[c]].first <= now_) cables_[c]->set_up(ev[next_event_[c]++].second);
     }
-    ++steps_;
+    while (!timers_.empty() && t0_ + timers_.begin()->first <= now_) {
+      auto fn = std::move(timers_.begin()->second);
+      timers_.erase(timers_.begin());
+      fn();
+    }
+    // The window: up to window_ns_, ending before the next cable event or timer and at t_ns.
+    uint64_t end = std::min(now_ + std::min(window_ns_, grow_steps_ * spec_.step_ns), t_ns);
+    for (std::size_t c = 0; c < cables_.size(); ++c)
+      if (next_event_[c] < spec_.cables[c].events.size()) end = std::min(end, t0_ + spec_.cables[c].events[next_event_[c]].first);
+    if (!timers_.empty()) end = std::min(end, t0_ + timers_.begin()->first);
+    win_steps_ = std::max<uint64_t>(1, (end - std::min(end, now_) + spec_.step_ns - 1) / spec_.step_ns);
     if (helpers_.empty()) {
       poll_share(0);
     } else {
@@ -199,11 +219,14 @@ void Fabric::run_until(uint64_t t_ns) {
       poll_share(0);
       for (uint64_t d = done_.load(std::memory_order_acquire); d != want;) d = wait_while(done_, d);
     }
+    steps_ += win_steps_;
+    now_ += (win_steps_ - 1) * spec_.step_ns;  // the window's last step
     if (quiet()) {
       const uint64_t next = std::min(next_event_after_quiet(), std::max(t_ns, now_ + spec_.step_ns));
-      if (next > now_ + spec_.step_ns) ++jumps_;
+      if (next > now_ + spec_.step_ns) ++jumps_, grow_steps_ = 1;
       now_ = next;
     } else {
+      grow_steps_ = std::min(grow_steps_ * 2, kMaxWindowSteps);
       now_ += spec_.step_ns;
     }
   }

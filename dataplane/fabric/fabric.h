@@ -10,17 +10,22 @@
 // shaper's departures fall on step boundaries (an event between two boundaries happens at the
 // next one).
 //
-// Threads: the switches are shared out among `threads` threads, which poll theirs at each step
-// and meet before the clock moves on. Cables are the only thing switches share, and a frame sent
-// during the step at time t arrives after t (it takes time to serialise), so no switch can see
-// at t what another sent at t, whichever thread ran first: the results are the ones a single
-// thread gives. Conservative synchronisation with a window of one step; a window of the
-// shortest cable's delay (docs/fabric.md) is what a fabric split over processes would use.
+// Windows: cables are the only thing switches share, and a frame sent at t arrives after
+// t + the cable's delay. So the fabric runs in windows of steps no longer than the shortest
+// cable's delay: nothing sent in a window arrives in it, and within a window each switch can be
+// polled through all the window's steps without looking at any other (conservative
+// synchronisation, docs/fabric.md). Threads: the switches are shared out among `threads`
+// threads, which poll theirs through a window and meet at its end; whichever thread runs first,
+// no switch sees in a window what another sent in it, so the results are a single thread's.
+// Cable events, the control plane's timers and the quiet-stretch jumps happen between windows
+// (a window ends at the next event or timer).
 #pragma once
 #include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <thread>
 #include <string>
@@ -78,9 +83,16 @@ class Fabric {
 
   // Runs the fabric until the virtual clock reaches `t_ns`.
   void run_until(uint64_t t_ns);
+  // The fabric's control plane: `fn` runs on the thread that calls run_until when the clock
+  // reaches `t_ns` after the start (on the step boundary at or after it), after that step's
+  // cable events and before its polls, while no switch is being polled. Same time: in the order
+  // given. A quiet fabric's clock does not jump over it.
+  void at(uint64_t t_ns, std::function<void()> fn) { timers_.emplace(t_ns, std::move(fn)); }
+  const FabricSpec& spec() const { return spec_; }
   uint64_t now() const { return now_; }
   uint64_t start() const { return t0_; }
   uint64_t steps() const { return steps_; }   // polls of the whole fabric so far
+  uint64_t window_ns() const { return window_ns_; }
   uint64_t jumps() const { return jumps_; }   // quiet stretches skipped
 
   std::size_t num_switches() const { return switches_.size(); }
@@ -103,16 +115,22 @@ class Fabric {
  private:
   bool quiet();
   uint64_t next_event_after_quiet();
-  void poll_share(unsigned t);  // thread t's switches, at now_
+  void poll_share(unsigned t);  // thread t's switches through the window: win_steps_ steps from now_
   void helper_loop(unsigned t);
   void stop_helpers();
 
   FabricSpec spec_;
   uint64_t t0_, now_;
   uint64_t steps_ = 0, jumps_ = 0;
+  uint64_t window_ns_ = 0;  // the longest window: whole steps, under every cable's delay
+  uint64_t win_steps_ = 0;  // the current window's (written before the helpers are released)
+  // Windows start at one step after a jump and double while the fabric is busy: a quiet fabric
+  // that wakes for a timer is quiet again a step later, and jumps then.
+  uint64_t grow_steps_ = 1;
   std::vector<std::unique_ptr<EmulatedLink>> cables_;  // before the switches: they outlive them
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::size_t> next_event_;  // per cable: its next scheduled event
+  std::multimap<uint64_t, std::function<void()>> timers_;  // at(): time after the start
   bool stopped_ = false;
   // Threads: each one's switches; helpers 1.. wait for a new step number in `go_`, poll their
   // share and count themselves done in `done_` (step numbers only grow; 0 never runs).

@@ -316,6 +316,7 @@ FABRIC_CUT = """fabric:
   leaf_spine: {spines: 3, leaves: 2, hosts_per_leaf: 1, links_per_pair: 2, loss: 0.001}
   policy: {name: flowlet_quality, idle_time_us: 64}
   cable_events: [{cable: leaf1.up1, at_ms: 1, state: down}, {cable: spine2.down3, at_ms: 2, state: up}]
+  convergence_ms: 0.5
 switch_defaults: {switch: {mbufs: 4096}}
 flows: [{from: leaf1.h1, to: leaf2.h1, rate_gbps: 5, start_ms: 1}]
 """
@@ -405,7 +406,7 @@ WORDS = {
                 '"replace"', '"admin"', '"lines"', '::/0', '/32', 'h0', 'h1', 'h2', 'h3'],
     'fabric_config': ['fabric', 'leaf_spine', 'spines', 'leaves', 'hosts_per_leaf', 'links_per_pair', 'host_gbps',
                       'uplink_gbps', 'cable_m', 'loss', 'policy', 'step_ns', 'max_jump_us', 'duration_ms', 'seed',
-                      'cable_events', 'cable', 'at_ms', 'state', 'switch_defaults', 'flows', 'from', 'to', 'leaf1.h1',
+                      'cable_events', 'cable', 'at_ms', 'state', 'convergence_ms', 'never', 'switch_defaults', 'flows', 'from', 'to', 'leaf1.h1',
                       'leaf2.h1', 'spine1.down1', 'hosts', 'nic', 'reorder', 'placement', 'traffic', 'collectives',
                       'pattern', 'permutation', 'incast', 'receiver', 'allreduce', 'all', 'leaf1', 'switches', 'links',
                       'defaults', 'name', 'config', 'a', 'b', 'gbps', 'threads', 'n.h1', ': ', '- ', '{', '}'],

@@ -11,66 +11,12 @@
 #include <fstream>
 
 #include "app/fabric_fct.h"
-#include "app/stats_json.h"
 #include "control/fabric/fabric_config.h"
 #include "control/fabric/fabric_topology.h"
-#include "tests/support/constants.h"
-#include "tests/unit/switch/lossless_net.h"
+#include "tests/unit/fabric/fabric_rig.h"
 
 namespace rs::test {
 namespace {
-
-// Priority 3 lossless everywhere, ECN off: the tests read PFC alone.
-LeafSpineSpec spec(unsigned spines, unsigned leaves, unsigned hosts) {
-  LeafSpineSpec s;
-  s.spines = spines, s.leaves = leaves, s.hosts_per_leaf = hosts;
-  s.host_gbps = 25, s.uplink_gbps = 25;
-  Net n;
-  s.base = n.cfg;
-  n.add_host(25);
-  s.host_port = s.fabric_port = n.cfg.ports[0];
-  return s;
-}
-
-HostFlowSpec& flow(FabricSpec& f, unsigned leaf, unsigned host, unsigned to_leaf, unsigned to_host, double gbps, uint32_t qp) {
-  std::size_t idx = 0;
-  while (f.switches[idx].name != fmt::format("leaf{}", leaf)) ++idx;
-  HostFlowSpec fl;
-  fl.dst_ip = fabric_host_ip(to_leaf, to_host);
-  fl.rate_gbps = gbps;
-  fl.payload = kPayload;
-  fl.qp = qp;
-  fl.dscp = kRoceDscp;
-  auto& flows = f.switches[idx].cfg.ports[host - 1].host.flows;
-  flows.push_back(fl);
-  return flows.back();
-}
-
-std::size_t sw_index(const Fabric& fab, const std::string& name) {
-  for (std::size_t i = 0; i < fab.num_switches(); ++i)
-    if (fab.switch_name(i) == name) return i;
-  ADD_FAILURE() << "no switch " << name;
-  return 0;
-}
-
-void expect_balanced(const Fabric& fab) {
-  const FabricTotals t = fab.totals();
-  EXPECT_TRUE(t.balanced()) << "from hosts " << t.from_hosts << " made " << t.made << " to hosts " << t.to_hosts << " queued "
-                            << t.queued << " in flight " << t.in_flight << " dropped " << t.dropped << " held " << t.held
-                            << " on cables " << t.cable_in_flight << " lost " << t.cable_lost;
-}
-
-// Every switch's and cable's stats, as one text.
-std::string all_stats(const Fabric& fab) {
-  std::string all;
-  for (std::size_t i = 0; i < fab.num_switches(); ++i) all += stats_json(fab.at(i)).dump();
-  for (std::size_t i = 0; i < fab.num_cables(); ++i) {
-    nlohmann::json j;
-    fab.cable(i).stats(j);
-    all += j.dump();
-  }
-  return all;
-}
 
 TEST(Fabric, HostsOnDifferentLeavesReachEachOtherOverBothSpines) {
   FabricSpec f = leaf_spine(spec(2, 2, 4));

@@ -211,6 +211,14 @@ TEST(FabricTopology, BadFabricFilesNameTheirKey) {
             std::string::npos);
   EXPECT_NE(why("fabric:\n  leaf_spine: {}\n  cable_events: [{cable: leaf9.up1, at_ms: 1, state: down}]\n").find("no cable 'leaf9.up1'"),
             std::string::npos);
+  EXPECT_NE(why("fabric:\n  leaf_spine: {}\n  convergence_ms: soon\n").find("fabric.convergence_ms"), std::string::npos);
+  EXPECT_NE(why("fabric:\n  leaf_spine: {}\n  convergence_ms: -1\n").find("fabric.convergence_ms"), std::string::npos);
+}
+
+TEST(FabricTopology, RoutesConvergeAfterAMillisecondUnlessTold) {
+  EXPECT_EQ(load_fabric_text("fabric:\n  leaf_spine: {}\n", "f.yaml").convergence_ns, 1'000'000u);
+  EXPECT_EQ(load_fabric_text("fabric:\n  leaf_spine: {}\n  convergence_ms: 0.25\n", "f.yaml").convergence_ns, 250'000u);
+  EXPECT_FALSE(load_fabric_text("fabric:\n  leaf_spine: {}\n  convergence_ms: never\n", "f.yaml").convergence_ns);
 }
 
 }  // namespace
