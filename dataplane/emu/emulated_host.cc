@@ -6,9 +6,12 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
+#include "dataplane/core/types.h"
 #include "dataplane/proto/icrc.h"
 #include "dataplane/tm/pfc/pfc_frame.h"
 
@@ -46,9 +49,55 @@ std::string ipv4_text(uint32_t net_order) {
 }
 }  // namespace
 
+HostWire::HostWire(double gbps, uint32_t capacity, bool serial)
+    : slots_(std::make_unique<Slot[]>(capacity)), mask_(capacity - 1), serial_(serial) {
+  set_rate(gbps);
+}
+
+void HostWire::push(rte_mbuf* m, uint64_t start_ns) {
+  uint64_t ns = start_ns;
+  double frac = 0;
+  if (serial_ && (start_ns < end_ns_ || (start_ns == end_ns_ && end_frac_ > 0))) {
+    ns = end_ns_;  // the cable is busy with the frame before
+    frac = end_frac_;
+  }
+  const double end = frac + ns_per_byte_ * wire_bytes(m->pkt_len);
+  const double whole = std::floor(end);
+  ns += static_cast<uint64_t>(whole);
+  frac = end - whole;
+  if (serial_ || ns > end_ns_ || (ns == end_ns_ && frac >= end_frac_)) {
+    end_ns_ = ns;
+    end_frac_ = frac;
+  }  // else it waits for the frame ahead of it
+  // Due at the first whole nanosecond its last bit is in by.
+  slots_[(head_ + count_) & mask_] = {m, end_ns_ + (end_frac_ > 0 ? 1 : 0)};
+  ++count_;
+}
+
+rte_mbuf* HostWire::pop() {
+  rte_mbuf* m = slots_[head_].m;
+  head_ = (head_ + 1) & mask_;
+  --count_;
+  return m;
+}
+
+void HostWire::clear() {
+  while (count_) rte_pktmbuf_free(pop());
+}
+
 EmulatedHost::EmulatedHost(const HostSpec& spec, rte_ether_addr switch_mac, double link_gbps, rte_mempool* pool,
                            uint64_t now_ns, const EmulatedHost* receiver_leader)
-    : spec_(spec), pool_(pool), link_gbps_(link_gbps), leader_(receiver_leader) {
+    : spec_(spec),
+      pool_(pool),
+      link_gbps_(link_gbps),
+      // On a virtual clock (a bucket given) the switch's shaper banks no lost time, and what
+      // it hands over at once goes out one frame after the other. In real time its bucket and
+      // catch-up stand for time the wire was busy while the worker was not looking: such a
+      // burst arrives as the shaper spaced it, each frame its own serialisation after it.
+      to_host_(link_gbps, kWireFrames, spec.bucket_ns != 0),
+      mac_to_host_(link_gbps, kWireMacFrames, true),
+      to_switch_(link_gbps, kWireFrames, false),
+      leader_(receiver_leader) {
   rx_ = leader_ ? leader_->rx_ : std::make_shared<RxTracker>(spec.rx_flow_capacity);
   link_.configure(link_gbps, now_ns, spec.bucket_ns);
   if (leader_) {
@@ -124,7 +173,7 @@ rte_mbuf* EmulatedHost::build(Flow& f) {
   return m;
 }
 
-uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+uint16_t EmulatedHost::make(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   uint16_t got = 0;
   const HostPfcStorm& st = spec_.storm;
   if (st.priority >= 0 && now_ns >= st.start_ns && now_ns < st.stop_ns && now_ns >= next_storm_ns_ && n > 0) {
@@ -134,14 +183,10 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     if (rte_mbuf* m = make_pfc_mbuf(pool_, spec_.mac, static_cast<uint8_t>(1u << (st.priority & 7)), q)) {
       pkts[got++] = m;
       storm_sent_.inc();
-      tx_bytes_.add(m->pkt_len);
       next_storm_ns_ = now_ns + std::max<uint64_t>(1, pause_quanta_to_ns(st.quanta, link_gbps_) / 2);
     }
   }
-  if (flows_.empty() && !nic_) {
-    tx_pkts_.add(got);
-    return got;
-  }
+  if (flows_.empty() && !nic_) return got;
   // A sending flow is a backlogged link: time lost to a descheduled worker is made up.
   bool any_active = nic_ && !leader_ && nic_->active(now_ns);
   for (auto& f : flows_) {
@@ -154,12 +199,8 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
   link_.refill(now_ns, any_active);
   if (nic_ && !leader_) {
     const uint16_t k = nic_->transmit(pkts + got, static_cast<uint16_t>(n - got), now_ns, link_, pause_until_, pool_);
-    for (uint16_t i = got; i < got + k; ++i) tx_bytes_.add(pkts[i]->pkt_len);
     got = static_cast<uint16_t>(got + k);
-    if (flows_.empty()) {
-      tx_pkts_.add(got);
-      return got;
-    }
+    if (flows_.empty()) return got;
   }
   // One poll is one instant: the switch's PFC reaches the host only between polls, so the time
   // a stalled worker makes up above must not go out in one poll (5 ms at 1 Gb/s is 625 KB, far
@@ -190,10 +231,32 @@ uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
     f.poll_bytes += wire_bytes(m->pkt_len);
     f.sent.inc();
     f.bytes.add(m->pkt_len);
-    tx_bytes_.add(m->pkt_len);
+    pkts[got++] = m;
+  }
+  return got;
+}
+
+uint16_t EmulatedHost::rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  // What has arrived first: a pause, an ACK or a CNP acts on what the host sends now.
+  take_arrived(now_ns);
+  // What the host starts sending goes onto the cable, as much as it holds (more than a
+  // shaper's bucket lets start at once); a full cable makes the host wait, as a NIC its wire.
+  rte_mbuf* b[kBurst];
+  for (uint16_t room; (room = static_cast<uint16_t>(std::min<uint32_t>(kBurst, to_switch_.room()))) > 0;) {
+    const uint16_t k = make(b, room, now_ns);
+    for (uint16_t i = 0; i < k; ++i) to_switch_.push(b[i], now_ns);
+    if (k < room) break;
+  }
+  // What reaches the switch: the frames whose last bit is in.
+  uint16_t got = 0;
+  uint64_t bytes = 0;
+  while (got < n && to_switch_.due(now_ns)) {
+    rte_mbuf* m = to_switch_.pop();
+    bytes += m->pkt_len;
     pkts[got++] = m;
   }
   tx_pkts_.add(got);
+  tx_bytes_.add(bytes);
   return got;
 }
 
@@ -211,49 +274,92 @@ void EmulatedHost::on_mac_control(const uint8_t* frame, uint32_t len, uint64_t n
 }
 
 uint16_t EmulatedHost::tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) {
+  take_arrived(now_ns);
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
-    if (m->data_len >= sizeof(rte_ether_hdr) &&
-        rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == kEtherTypeMacControl) {
-      // Link-local: the host's MAC acts on it; it is not a received packet.
-      on_mac_control(p, m->data_len, now_ns);
-      rte_pktmbuf_free(m);
-      continue;
+    const bool mac = m->data_len >= sizeof(rte_ether_hdr) &&
+                     rte_be_to_cpu_16(rte_pktmbuf_mtod(m, const rte_ether_hdr*)->ether_type) == kEtherTypeMacControl;
+    HostWire& w = mac ? mac_to_host_ : to_host_;
+    if (w.full()) {
+      // Only a switch that hands over far more than its link carries (a real-time worker
+      // making up lost time) fills the cable: its oldest frame is received early, so that
+      // none is lost or refused (the switch counts a refused frame dropped) and order holds.
+      wire_full_.inc();
+      receive(w.pop(), now_ns, now_ns);
     }
-    rx_pkts_.inc();
-    rx_bytes_.add(m->pkt_len);
-    if (m->data_len >= kBthOff + kBth && m->data_len == m->pkt_len &&
-        rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == RTE_ETHER_TYPE_IPV4) {
-      auto* ip = reinterpret_cast<const rte_ipv4_hdr*>(p + kL3Off);
-      auto* udp = reinterpret_cast<const rte_udp_hdr*>(p + kL3Off + sizeof(rte_ipv4_hdr));
-      if (ip->version_ihl == 0x45 && ip->next_proto_id == IPPROTO_UDP && rte_be_to_cpu_16(udp->dst_port) == kRocePort) {
-        rx_roce_.inc();
-        if ((ip->type_of_service & 3) == 3) rx_ce_.inc();
-        if (nic_ && nic_->receive(p, m->data_len, now_ns)) {
-          rte_pktmbuf_free(m);
-          continue;
-        }
-        const uint32_t ip_len = rte_be_to_cpu_16(ip->total_length);
-        const uint32_t udp_len = rte_be_to_cpu_16(udp->dgram_len);
-        if (kL3Off + ip_len > m->data_len || !roce_icrc_ok(p + kL3Off, ip_len, false)) {
-          icrc_bad_.inc();
-        } else if (const uint8_t* bth = p + kBthOff; (bth[0] >> 5) != 4 && udp_len + sizeof(rte_ipv4_hdr) <= ip_len) {
-          // A NIC delivers what passed the ICRC; CNPs (opcode 0x80..0x9F) are not data.
-          rx_->on_packet(ip->src_addr, uint32_t{bth[5]} << 16 | uint32_t{bth[6]} << 8 | bth[7],
-                         uint32_t{bth[9]} << 16 | uint32_t{bth[10]} << 8 | bth[11], roce_payload(bth, udp_len),
-                         m->pkt_len, now_ns);
-        }
+    // PFC starts when the frame on the wire now has ended (after take_arrived, the data
+    // cable's first frame is the one in progress); data after the data before it.
+    w.push(m, mac && to_host_.size() ? std::max(now_ns, to_host_.next_arrival_ns()) : now_ns);
+  }
+  take_arrived(now_ns);  // due at once when the cable does not serialise
+  return n;
+}
+
+HostWire* EmulatedHost::next_to_host() {
+  if (!to_host_.size() && !mac_to_host_.size()) return nullptr;
+  return mac_to_host_.next_arrival_ns() <= to_host_.next_arrival_ns() ? &mac_to_host_ : &to_host_;
+}
+
+void EmulatedHost::take_arrived(uint64_t now_ns) {
+  for (HostWire* w; (w = next_to_host()) && w->due(now_ns);) {
+    const uint64_t at = w->next_arrival_ns();
+    receive(w->pop(), now_ns, at);
+  }
+}
+
+void EmulatedHost::stop() {
+  for (HostWire* w; (w = next_to_host());) {
+    const uint64_t at = w->next_arrival_ns();
+    receive(w->pop(), at, at);
+  }
+  to_switch_.clear();
+}
+
+void EmulatedHost::set_wire_serialisation(bool on) {
+  for (HostWire* w : {&to_host_, &mac_to_host_, &to_switch_}) w->set_rate(on ? link_gbps_ : 0);
+}
+
+void EmulatedHost::receive(rte_mbuf* m, uint64_t now_ns, uint64_t arrival_ns) {
+  const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+  if (m->data_len >= sizeof(rte_ether_hdr) &&
+      rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == kEtherTypeMacControl) {
+    // Link-local: the host's MAC acts on it; it is not a received packet. A pause runs from
+    // its arrival, however late the worker looks (the NIC's own clock would start it then).
+    on_mac_control(p, m->data_len, std::min(now_ns, arrival_ns));
+    rte_pktmbuf_free(m);
+    return;
+  }
+  rx_pkts_.inc();
+  rx_bytes_.add(m->pkt_len);
+  if (m->data_len >= kBthOff + kBth && m->data_len == m->pkt_len &&
+      rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(p)->ether_type) == RTE_ETHER_TYPE_IPV4) {
+    auto* ip = reinterpret_cast<const rte_ipv4_hdr*>(p + kL3Off);
+    auto* udp = reinterpret_cast<const rte_udp_hdr*>(p + kL3Off + sizeof(rte_ipv4_hdr));
+    if (ip->version_ihl == 0x45 && ip->next_proto_id == IPPROTO_UDP && rte_be_to_cpu_16(udp->dst_port) == kRocePort) {
+      rx_roce_.inc();
+      if ((ip->type_of_service & 3) == 3) rx_ce_.inc();
+      if (nic_ && nic_->receive(p, m->data_len, now_ns)) {
+        rte_pktmbuf_free(m);
+        return;
+      }
+      const uint32_t ip_len = rte_be_to_cpu_16(ip->total_length);
+      const uint32_t udp_len = rte_be_to_cpu_16(udp->dgram_len);
+      if (kL3Off + ip_len > m->data_len || !roce_icrc_ok(p + kL3Off, ip_len, false)) {
+        icrc_bad_.inc();
+      } else if (const uint8_t* bth = p + kBthOff; (bth[0] >> 5) != 4 && udp_len + sizeof(rte_ipv4_hdr) <= ip_len) {
+        // A NIC delivers what passed the ICRC; CNPs (opcode 0x80..0x9F) are not data.
+        rx_->on_packet(ip->src_addr, uint32_t{bth[5]} << 16 | uint32_t{bth[6]} << 8 | bth[7],
+                       uint32_t{bth[9]} << 16 | uint32_t{bth[10]} << 8 | bth[11], roce_payload(bth, udp_len),
+                       m->pkt_len, now_ns);
       }
     }
-    rte_pktmbuf_free(m);
   }
-  return n;
+  rte_pktmbuf_free(m);
 }
 
 uint64_t EmulatedHost::idle_until(uint64_t now_ns) const {
   if (nic_) return now_ns;
-  uint64_t t = UINT64_MAX;
+  uint64_t t = std::min({to_host_.next_arrival_ns(), mac_to_host_.next_arrival_ns(), to_switch_.next_arrival_ns()});
   const HostPfcStorm& st = spec_.storm;
   if (st.priority >= 0 && now_ns < st.stop_ns) t = std::max(st.start_ns, next_storm_ns_);
   for (const Flow& f : flows_) {
@@ -275,6 +381,7 @@ void EmulatedHost::stats(nlohmann::json& j) const {
   h["rx_ce_marked"] = rx_ce_.get();
   h["rx_pfc_frames"] = rx_pfc_.get();
   h["rx_pfc_malformed"] = rx_pfc_bad_.get();
+  h["rx_wire_full"] = wire_full_.get();
   if (spec_.storm.priority >= 0) h["pfc_storm_frames_sent"] = storm_sent_.get();
   if (nic_ && !leader_) nic_->stats(h);
   auto& fl = h["flows"];

@@ -3,7 +3,15 @@
 namespace rs {
 
 WiredHost::WiredHost(std::unique_ptr<EthdevPort> wire, std::unique_ptr<EmulatedHost> host)
-    : wire_(std::move(wire)), host_(std::move(host)) {}
+    : wire_(std::move(wire)), host_(std::move(host)) {
+  // The device serialises on the real wire and hands over frames already whole.
+  host_->set_wire_serialisation(false);
+}
+
+void WiredHost::stop() {
+  wire_->stop();
+  host_->stop();
+}
 
 uint16_t WiredHost::rx_burst(rte_mbuf**, uint16_t, uint64_t now_ns) {
   rte_mbuf* b[32];

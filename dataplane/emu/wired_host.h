@@ -19,7 +19,7 @@ class WiredHost final : public Port {
   uint16_t rx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;
   uint16_t tx_burst(rte_mbuf** pkts, uint16_t n, uint64_t now_ns) override;
   const char* kind() const override { return "nic"; }
-  void stop() override { wire_->stop(); }
+  void stop() override;
   bool carrier() const override { return wire_->carrier(); }
   void stats(nlohmann::json& j) const override;
   const EmulatedHost& host() const { return *host_; }

@@ -44,7 +44,11 @@ rte_mbuf* roce(uint32_t qp, uint32_t psn, uint32_t payload = kPayload, uint8_t o
   return m;
 }
 
-void deliver(EmulatedHost& h, rte_mbuf* m, uint64_t now) { ASSERT_EQ(h.tx_burst(&m, 1, now), 1); }
+void deliver(EmulatedHost& h, rte_mbuf* m, uint64_t now) {
+  ASSERT_EQ(h.tx_burst(&m, 1, now), 1);
+  // The host receives a frame when its last bit is in (its cable serialises): poll it after.
+  ASSERT_EQ(h.rx_burst(&m, 1, now + kMs), 0);
+}
 
 RxFlowStats flow(const EmulatedHost& h, uint32_t qp, uint32_t src = kSender) {
   RxFlowStats s;

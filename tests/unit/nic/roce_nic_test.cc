@@ -154,7 +154,10 @@ SprayResult spray(bool placement) {
   add_route(n.cfg, "10.0.9.0/24", static_cast<uint32_t>(n.cfg.groups.size() - 1));
   n.cfg.ports[0].host.qps.push_back(qp_to(9, 0x41, 64 << 10, 50));
   Switch sw(n.cfg, kT0);
-  run(sw, kT0, kT0 + 50 * kMs);
+  // Long enough for go-back-N: the hosts' cables delay every frame by its serialisation, which
+  // lengthens the loop from a gap to its resend and so the resends per gap.
+  constexpr uint64_t kEnd = kT0 + 100 * kMs;
+  run(sw, kT0, kEnd);
   const nlohmann::json j = stats_json(sw);
   const auto& tx = qp_stats(j, 0);
   const auto& rx = qp_stats(j, 1);
@@ -162,7 +165,7 @@ SprayResult spray(bool placement) {
   SprayResult r{tx["messages_done"].get<uint64_t>(), tx["retransmitted"].get<uint64_t>(), tx["naks_received"].get<uint64_t>(),
                 rx.value("placed_out_of_order", uint64_t{0}), rx.value("out_of_sequence", uint64_t{0})};
   EXPECT_EQ(rx["rx_bytes"], 50u * (64 << 10)) << "every byte delivered once";
-  sw.shutdown(kT0 + 50 * kMs);
+  sw.shutdown(kEnd);
   EXPECT_TRUE(sw.totals().balanced());
   return r;
 }

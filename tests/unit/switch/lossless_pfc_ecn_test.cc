@@ -85,11 +85,11 @@ TEST(Lossless, XoffAtThresholdRefreshXonAndHeadroomExhaustion) {
     EXPECT_GE(xoff_times[i] - xoff_times[i - 1], gen.refresh_ns()) << i;
     EXPECT_LT(xoff_times[i] - xoff_times[i - 1], gen.refresh_ns() + kUs) << i;
   }
-  // Every frame reached the host, when it was sent.
+  // Every frame reached the host, at the poll after it was sent (when its last bit arrived).
   EXPECT_EQ(host(sw, 1).pfc_received(), gen.counters().frames.get());
   EXPECT_EQ(host_pfc_times.size(), xoff_times.size() + 1);
   for (std::size_t i = 0; i < xoff_times.size() && i < host_pfc_times.size(); ++i)
-    EXPECT_EQ(host_pfc_times[i], xoff_times[i]);
+    EXPECT_EQ(host_pfc_times[i], xoff_times[i] + kUs);
   // Headroom: nothing lost below XOFF + headroom; the first drop is the packet that would not
   // fit, counted as lossless_headroom_exhausted and nothing else.
   ASSERT_NE(first_drop_t, 0u);
