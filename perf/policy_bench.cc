@@ -52,7 +52,7 @@ struct PolicyWorld {
       uint32_t h = parse::crc32c_u32(0x0A000001 + f % 8, 0);
       h = parse::crc32c_u32(0x0A010001 + f % 8, h);
       h = parse::crc32c_u32(uint32_t{static_cast<uint16_t>(0xC000 + f)} | uint32_t{__builtin_bswap16(4791)} << 16, h);
-      p.flow_hash = parse::crc32c_u8(17, h);
+      p.flow_hash = parse::flow_hash_final(parse::crc32c_u8(17, h));
       p.tc = p.queue = static_cast<uint8_t>(f % 4 == 0 ? 0 : 3);  // mostly the RoCE class
       p.flags = meta_flag::kUdp | meta_flag::kRoce;
       p.dest_qp = 0x100 + f;

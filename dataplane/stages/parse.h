@@ -69,6 +69,19 @@ inline uint32_t crc32c_u8(uint8_t data, uint32_t init) {
 #endif
 }
 
+// The flow hash's last step. CRC32-C is linear: crc(seed, x) is crc(0, x) xor a function of the
+// seed, so two flows' hashes differ by the same bits whatever the seed: the seed would change
+// which member each flow takes but never which flows share one, and every switch of a fabric
+// would split flows alike (ECMP polarisation). A multiplicative mix after it (murmur3's
+// finaliser) makes which flows collide depend on the seed, as switch ASICs' hash seeds are for.
+inline uint32_t flow_hash_final(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  return h ^ (h >> 16);
+}
+
 // RFC 1071 sum of an IPv4 header; a valid one (checksum included) folds to 0xFFFF. The common
 // 20-byte header is summed as 64-bit words; options fall back to DPDK's generic loop.
 // Why a modulo instead of folding: 2^16 = 1 (mod 0xFFFF), so the one's-complement sum folds to
@@ -184,7 +197,7 @@ static_assert(static_cast<uint8_t>(DropReason::None) == 0);
   uint32_t h = crc32c_u32(load_le32(p + kL3 + 12), seed);
   h = crc32c_u32(load_le32(p + kL3 + 16), h);
   h = crc32c_u32(ports, h);
-  h = crc32c_u8(IPPROTO_UDP, h);
+  h = flow_hash_final(crc32c_u8(IPPROTO_UDP, h));
   const bool roce = (ports >> 16) == RTE_BE16(kRoceUdpPort);
   const uint8_t* bth = p + kBth;
   const uint64_t opcode = roce ? bth[0] : 0;
@@ -336,7 +349,7 @@ template <unsigned F>
       }
     }
   }
-  pm.flow_hash = crc32c_u8(pm.ip_proto, h);
+  pm.flow_hash = flow_hash_final(crc32c_u8(pm.ip_proto, h));
   return result;
 }
 
