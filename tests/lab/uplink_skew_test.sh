@@ -5,11 +5,12 @@
 # pauses, not drops) and keeps every flow in order. Checks, from `roceswitch-lab run --json`:
 #   - spray, drill and per_packet_quality: goodput_fraction >= 0.90
 #   - ecmp: goodput_fraction <= 0.85 AND at least 0.10 below the lowest of the others. Its
-#     collisions (fixed by the experiment's QPs and seed: three uplinks carry two flows, three
-#     idle) cap it at 0.645 even with perfect PFC ((3 x 1 + 2 x 0.95) / (8 x 0.95) links), and
-#     it measures ~0.63; the others measure ~0.97. So ecmp sits > 0.2 under its threshold and
-#     > 0.3 under the others, and the others 0.07 over theirs: a collision pattern can only
-#     change by editing the experiment (the hash is deterministic), not from run to run.
+#     collisions (fixed by the experiment's QPs and seed: two uplinks carry two flows, two
+#     idle) cap it at 0.763 even with perfect PFC ((2 x 1 + 4 x 0.95) / (8 x 0.95) links), and
+#     it measures ~0.76; the others measure ~0.97. So ecmp sits ~0.09 under its threshold and
+#     > 0.2 under the others, and the others 0.07 over theirs: a collision pattern can only
+#     change by editing the experiment or its seed (the hash is deterministic), not from run
+#     to run.
 #   - out_of_order_fraction is 0 for ecmp (one path per flow) and a number for the others
 #   - no drops at all during the runs (lossless_drops 0, every reason but shutdown_flush 0)
 #   - every run wrote its files: summary.csv, per-run series CSVs and, with matplotlib, PNGs
@@ -104,8 +105,11 @@ runs = json.load(open(sys.argv[1]))['runs']
 cpu_min, rt_min = float(sys.argv[2]), float(sys.argv[3])
 why = ['%s: worker on a CPU %.0f%% of the time' % (r['policy'], 100 * r['worker_cpu_share'])
        for r in runs if r.get('worker_cpu_share') is not None and r['worker_cpu_share'] < cpu_min]
+# None: every sender received PFC (spray on a loaded worker can be paused too), so none can
+# say; the CPU share above still does.
 why += ['%s: unpaused senders at %.0f%% of their rate' % (r['policy'], 100 * r['emulator_realtime'])
-        for r in runs if r['policy'] == 'spray' and (r.get('emulator_realtime') or 0) < rt_min]
+        for r in runs if r['policy'] == 'spray' and r.get('emulator_realtime') is not None
+        and r['emulator_realtime'] < rt_min]
 print('; '.join(why))
 EOF
 }

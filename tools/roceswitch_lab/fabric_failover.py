@@ -1,9 +1,12 @@
 """A link failure in a fabric run (fabric.cable_events: a cable cut, maybe up again later): from
 the stats and the time series, how long the two switches at its ends kept transmitting into it
 (the failover time), what moved to the other members of the groups it was in, and the fabric's
-received goodput around the cut (its dip and the time to recover to 90 % of before)."""
+received goodput around the cut (its dip and the time to recover to 90 % of before); with
+fabric_convergence, when the routes converged after it and the black hole on either side."""
 
 import json
+
+from .fabric_convergence import CONVERGENCE_MEAN, hole_figures, routing_figures
 
 RECOVER_SHARE = 0.9   # "recovered": the goodput back at this share of its mean before the cut
 
@@ -153,11 +156,36 @@ def end_figures(samples, ts, switch, port, cut, until):
             'link_down_seen_us': (seen - cut) * 1e6 if seen is not None else None}
 
 
+def member_bytes(samples, switch, group, port):
+    """A group member's tx bytes per sample from the series (None where the group is not in it:
+    groups of one member never are; those converged routes made appear after the cut)."""
+    out = []
+    for s in samples:
+        sw = next((x for x in s.get('switches') or [] if x.get('name') == switch), {})
+        out.append(next((m.get('bytes') or 0 for m in sw.get('members') or []
+                         if m.get('group') == group and m.get('port') == port), None))
+    return out
+
+
+def successors(samples, ts, sw, ports, cut):
+    """The groups converged routes moved a group's routes to: on the same switch, first in the
+    series after the cut, with members among the group's ports (the cable's removed)."""
+    first, members = {}, {}
+    for t, s in zip(ts, samples):
+        for x in s.get('switches') or []:
+            if x.get('name') == sw:
+                for m in x.get('members') or []:
+                    first.setdefault(m.get('group'), t)
+                    members.setdefault(m.get('group'), set()).add(m.get('port'))
+    return sorted(g for g, t in first.items() if t > cut + 1e-12 and members[g] <= set(ports))
+
+
 def member_figures(stats, samples, ts, ends, cut, until):
     """Every group (on the switches at the cable's ends) with one of its ports as a member: each
     member's Gb/s before the cut (its second half) and while the cable was down, from the
-    series' members (groups of one member are not in the series: only the stats' totals), and
-    the policy's steered_away (packets, or flowlets, moved off a dead member)."""
+    series' members (groups of one member are not in the series: only the stats' totals), with
+    what the group's successors (the groups converged routes moved to) sent on the same port,
+    and the policy's steered_away (packets, or flowlets, moved off a dead member)."""
     i0, ic, iu = index_at(ts, cut / 2), index_at(ts, cut), index_at(ts, until)
     rows, steered, failovers, moved, gain = [], 0, 0, 0.0, 0.0
     single = []
@@ -173,15 +201,16 @@ def member_figures(stats, samples, ts, ends, cut, until):
             failovers += g.get('failovers') or 0
             if len(ports) == 1:
                 single.append('%s.%s' % (sw['name'], g.get('name')))
+            then = successors(samples, ts, sw['name'], ports, cut)
             for port in ports:
-                b = [next((m.get('bytes') or 0 for m in s_sw.get('members') or []
-                           if m.get('group') == g.get('name') and m.get('port') == port), None)
-                     for s in samples for s_sw in s.get('switches') or [] if s_sw.get('name') == sw['name']]
+                b = member_bytes(samples, sw['name'], g.get('name'), port)
                 if len(b) != len(ts) or any(x is None for x in b):
                     continue
+                for n in then:
+                    b = [x + (y or 0) for x, y in zip(b, member_bytes(samples, sw['name'], n, port))]
                 before, after = rate(b, ts, i0, ic), rate(b, ts, ic, iu)
-                rows.append({'switch': sw['name'], 'group': g.get('name'), 'port': port,
-                             'dead': port in dead, 'before_gbps': before, 'down_gbps': after})
+                rows.append({'switch': sw['name'], 'group': g.get('name'), 'then': '+'.join(then),
+                             'port': port, 'dead': port in dead, 'before_gbps': before, 'down_gbps': after})
                 if port in dead:
                     moved += before or 0
                 else:
@@ -204,6 +233,7 @@ def failover_figures(conf, stats, series_path, window_ms):
             drops[k] = drops.get(k, 0) + (v or 0)
     out['link_down_drops'] = drops.get('link_down', 0)
     out['blackholed'] = drops.get('no_live_member', 0)
+    out.update(routing_figures(conf, stats, cut_ms))
     if cable is None:
         out['failover_error'] = 'no cable %s in the stats' % name
         return out
@@ -231,6 +261,8 @@ def failover_figures(conf, stats, series_path, window_ms):
     out['ends'] = [end_figures(samples, ts, s, p, cut, until) for s, p in ends]
     out['failover_us'] = max(e['tx_stop_us'] for e in out['ends'])
     out.update(member_figures(stats, samples, ts, ends, cut, until))
+    conv = out.get('converged_ms')
+    out.update(hole_figures(stats, samples, ts, cut, conv / 1e3 if conv is not None else None))
     out.update(qp_figures(samples, ts, cut, until))
     host_ports = {(sw.get('name'), p.get('name')) for sw in stats.get('switches') or []
                   for p in sw.get('ports') or [] if p.get('kind') == 'emulated_host'}
@@ -244,19 +276,23 @@ def failover_figures(conf, stats, series_path, window_ms):
 FAILOVER_MEAN = ('failover_us', 'lost_link_down', 'link_down_drops', 'blackholed', 'steered_away',
                  'group_failovers', 'moved_gbps', 'survivors_gain_gbps', 'goodput_before_gbps',
                  'goodput_down_gbps', 'goodput_min_gbps', 'goodput_min_fraction',
-                 'goodput_min_before_gbps', 'recover_us', 'qps_receiving', 'qps_slower')
+                 'goodput_min_before_gbps', 'recover_us', 'qps_receiving', 'qps_slower') + CONVERGENCE_MEAN
 
 
 def aggregate_failover(r, ok):
     """A run's link-failure figures over its seeds: the mean of each, the worst failover and
     recovery (a seed that never recovered makes the run's recover_us None), the cut as written,
-    the members and the goodput series of the first seed."""
+    the members, the routing updates and the goodput series of the first seed; the black-holed
+    split estimated ('bytes') when any seed's was."""
     cuts = [s for s in ok if s.get('cut_ms') is not None]
     if not cuts:
         return r
     for k in ('cut_cable', 'cut_ms', 'up_ms', 'series_ms', 'goodput_unit', 'goodput_window_ms',
-              'ends', 'members', 'single_member_groups', '_goodput'):
+              'ends', 'members', 'single_member_groups', '_goodput', 'convergence_ms',
+              'routing_updates', 'hole_switches'):
         r[k] = cuts[0].get(k)
+    splits = [s.get('blackholed_split') for s in cuts]
+    r['blackholed_split'] = 'bytes' if 'bytes' in splits else splits[0]
     for k in FAILOVER_MEAN:
         vals = [s.get(k) for s in cuts if s.get(k) is not None]
         r[k] = (vals[0] if len(vals) == 1 else sum(vals) / len(vals)) if vals else None
@@ -264,6 +300,9 @@ def aggregate_failover(r, ok):
     r['failover_us_max'] = max(fo) if fo else None
     rec = [s.get('recover_us') for s in cuts]
     r['recover_us_max'] = None if any(v is None for v in rec) else max(rec)
+    routing = [e for s in cuts for e in s.get('routing_errors') or []]
+    if routing:
+        r['routing_errors'] = routing
     errors = [s['failover_error'] for s in cuts if s.get('failover_error')]
     if errors:
         r['failover_error'] = '; '.join(errors)

@@ -9,7 +9,7 @@ NOT_LOST = ('shutdown_flush', 'mac_control_consumed', 'local_delivered')
 # The figures averaged over a run's seeds; (min, max) are kept for those in RANGE.
 MEAN = ('goodput_gbps', 'goodput_fraction', 'ideal_gbps', 'victim_gbps', 'retransmitted',
         'out_of_order', 'missing_psns', 'cnp_received', 'messages_done', 'pfc_frames_sent',
-        'pause_us', 'lossless_drops', 'drops', 'sim_ms', 'wall_s', 'slowdown',
+        'pause_us', 'lossless_drops', 'lossless_drops_before_queue', 'drops', 'sim_ms', 'wall_s', 'slowdown',
         'frames_per_wall_s', 'frames', 'process_wall_s')
 RANGE = ('goodput_gbps', 'goodput_fraction', 'victim_gbps')
 
@@ -36,11 +36,12 @@ def fabric_figures(stats, victims):
     def hsum(k):
         return sum(h.get(k) or 0 for h in hosts)
 
-    pfc = pause = lossless = drops = 0
+    pfc = pause = lossless = before_queue = drops = 0
     by_reason = {}
     pauses = []   # [{port, peer, assert_ns, xoff_sent, priorities}]
     for sw in stats.get('switches') or []:
         lossless += sw.get('lossless_drops') or 0
+        before_queue += sw.get('lossless_drops_before_queue') or 0
         for k, v in (sw.get('drops') or {}).items():
             if v and k not in NOT_LOST:
                 by_reason[k] = by_reason.get(k, 0) + v
@@ -75,6 +76,7 @@ def fabric_figures(stats, victims):
         'missing_psns': hsum('missing_psns'), 'cnp_received': hsum('cnp_received'),
         'messages_done': hsum('messages_done'),
         'pfc_frames_sent': pfc, 'pause_us': pause / 1e3, 'lossless_drops': lossless,
+        'lossless_drops_before_queue': before_queue,
         'drops': drops, 'drops_by_reason': by_reason,
         'balanced': totals.get('balanced'),
         'sim_ms': virt * 1e3, 'wall_s': wall.get('real_s'), 'slowdown': wall.get('slowdown'),

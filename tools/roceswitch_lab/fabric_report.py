@@ -16,12 +16,14 @@ SUMMARY_FIELDS = ['run', 'label', 'seeds', 'goodput_gbps', 'goodput_gbps_min', '
                   'ideal_gbps', 'goodput_fraction', 'goodput_fraction_min', 'goodput_fraction_max',
                   'victim_gbps', 'victim_gbps_min', 'victim_gbps_max', 'retransmitted',
                   'out_of_order', 'missing_psns', 'cnp_received', 'messages_done',
-                  'pfc_frames_sent', 'pause_us', 'lossless_drops', 'drops', 'balanced', 'sim_ms',
+                  'pfc_frames_sent', 'pause_us', 'lossless_drops', 'lossless_drops_before_queue', 'drops',
+                  'balanced', 'sim_ms',
                   'wall_s', 'slowdown', 'frames_per_wall_s', 'frames', 'process_wall_s',
                   'exit_code', 'set', 'error']
 SEED_FIELDS = ['run', 'seed', 'file', 'goodput_gbps', 'ideal_gbps', 'goodput_fraction', 'victim_gbps',
                'retransmitted', 'out_of_order', 'missing_psns', 'cnp_received', 'messages_done',
-               'pfc_frames_sent', 'pause_us', 'lossless_drops', 'drops', 'drops_by_reason',
+               'pfc_frames_sent', 'pause_us', 'lossless_drops', 'lossless_drops_before_queue', 'drops',
+               'drops_by_reason',
                'balanced', 'sim_ms', 'wall_s', 'slowdown', 'frames_per_wall_s', 'frames',
                'process_wall_s', 'exit_code', 'error']
 HOST_FIELDS = ['run', 'seed', 'name', 'link_gbps', 'rx_goodput_gbps', 'tx_acked_gbps',

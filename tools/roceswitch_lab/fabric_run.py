@@ -134,6 +134,8 @@ def one_seed(a, ctx, job, out):
         out.line('[%d/%d] %s: %s (%.1f s)' % (n, jobs, what, run_line(f, exp.victims), wall))
         if f.get('cut_ms') is not None:
             out.line('  ' + failover_line(f))
+        for e in f.get('routing_errors') or []:
+            out.line('  warning: a routing update failed: %s' % e)
         if rc != 0:
             out.line('  warning: roceswitch exited %d (see %s)' % (rc, files['log']))
         if f['victims_missing']:

@@ -19,7 +19,8 @@ routing policy (or per value of another configuration key), one table to compare
   roceswitch-lab run experiments/allreduce_ring8.yaml       # AllReduce busbw, 64 KiB .. 16 MiB
   roceswitch-lab run experiments/leafspine_permutation.yaml # a fabric: 6 runs x 4 permutations
   roceswitch-lab run experiments/fabric_incast.yaml         # a fabric: PFC's pause tree, DCQCN
-  roceswitch-lab run experiments/fabric_link_failure.yaml   # a fabric: a cable cut, per policy
+  roceswitch-lab run experiments/fabric_link_failure.yaml   # a fabric: a cable cut, per policy,
+                                                            # routes converging after it or not
   roceswitch-lab run experiments/fabric_allreduce.yaml      # a fabric: AllReduce rank placement
   roceswitch-lab run experiments/fabric_fct.yaml            # a fabric: FCT slowdown by flow size
 
@@ -201,7 +202,10 @@ FABRIC EXPERIMENTS
 
   runs[].set keys are KEYS (below) into the fabric file: fabric.policy (a name, or {name: drill,
   ...}), hosts.nic.reorder (placement|go_back_n), hosts.nic.cc (dcqcn|none), hosts.nic.mtu,
-  traffic[0].seed, fabric.leaf_spine.uplink_gbps ...; a key that reaches nothing is an error
+  traffic[0].seed, fabric.leaf_spine.uplink_gbps, fabric.convergence_ms (ms, or never: the
+  routes' recomputation after a cable event) ...; a key missing under a mapping is added (the
+  switch's default otherwise: fabric.convergence_ms needs no line in the file), one that
+  reaches nothing (a missing mapping or list index before the last key) is an error
   (file:line). A run's file is the file without experiment:, with its set: keys, then seed_key
   = the seed, then every --set and, with --seed, fabric.seed; roceswitch --check-config checks
   every one before anything runs. --policies P1,P2 replaces the runs by one per policy (setting
@@ -218,9 +222,12 @@ FABRIC EXPERIMENTS
   pfc_frames_sent     PFC frames sent, summed over every switch port (ports[].pfc.frames_sent)
   pause_us            the time ports asserted PFC pause towards their neighbour, summed over
                       ports and priorities (ports[].pfc.pg[].assert_ns); per port: pauses
-  lossless_drops, drops
-                      summed over the switches (drops: every reason but shutdown_flush,
-                      mac_control_consumed, local_delivered)
+  lossless_drops, lossless_drops_before_queue, drops
+                      summed over the switches: every lossless-priority packet lost, at a
+                      lossless queue or before any (lossless_drops_before_queue, a part of
+                      it: black-holed by a group with no live member, say; a frame a down link
+                      was delivering is never parsed and has no class); drops: every reason
+                      but shutdown_flush, mac_control_consumed, local_delivered
   balanced            the fabric's books (fabric.totals.balanced; with seeds: all of them)
   sim_ms, wall_s, slowdown, frames_per_wall_s
                       virtual time, and fabric.wall: the simulation loop's real seconds (the
@@ -243,18 +250,42 @@ FABRIC EXPERIMENTS
   lost_link_down      frames sent into the cable while down (cables[].directions[]): 0 when
                       both ends stopped at the cut
   link_down_drops, blackholed
-                      drops of reason link_down (queued on a port when its link went) and
-                      no_live_member (a group with every member down: its switch has no
-                      other way, and nothing withdraws the route from the other switches)
+                      drops of reason link_down (queued on a port when its link went: on a
+                      lossless queue a lossless drop; or arriving on it: never parsed, no
+                      class) and no_live_member (a group with every member down: its switch
+                      has no other way, and the other switches keep sending it traffic until
+                      the routes converge; those of a lossless priority are lossless drops,
+                      counted in lossless_drops_before_queue)
+  convergence_ms, converged_ms, switches_changed, routes_changed, routes_withdrawn,
+  routing_updates
+                      the routes after the cut (stats fabric.routing, docs/fabric.md "Routes
+                      after a cable event"): the setting (ms, or "never"), the virtual ms of
+                      the first update at or after the cut (null: never, or not within the
+                      run), its switches, host routes moved to another group and withdrawn;
+                      routing_updates: every update of the run [{at_us, switches, routes,
+                      withdrawn, errors}] (a failed one is printed as a warning)
+  blackholed_before, blackholed_after, blackholed_split, hole_end_us, hole_switches,
+  hole_lost_bytes_before, hole_lost_bytes_after
+                      the black hole around the convergence. The series has no drop
+                      counters: a switch's bytes in less bytes out less its queues' growth per
+                      interval is what it lost (dropped for any reason, or consumed: PFC
+                      frames); over the switches with no_live_member drops (hole_switches),
+                      those bytes before and after the convergence, the black-holed count
+                      split there (split "exact": nothing lost after it; "bytes": shared in
+                      proportion, printed with ~; null without a convergence in the run) and
+                      hole_end_us: from the cut to the end of the last interval in which they
+                      lost anything
   group_failovers, steered_away, moved_gbps, survivors_gain_gbps, members
                       over the groups with a port of the cable as a member (stats switches[].
                       groups[], series members[]): their failovers; their policy's
                       steered_away (ecmp: packets of flows whose member died, sent elsewhere;
                       flowlet_*: flowlets moved; none for per-packet policies); the dead
                       members' Gb/s before the cut (what had to move) and the other members'
-                      gain while down; members: {switch, group, port, dead, before_gbps,
-                      down_gbps} (before: the second half of the time before the cut; down:
-                      from the cut to up_ms or the end)
+                      gain while down; members: {switch, group, then, port, dead,
+                      before_gbps, down_gbps} (before: the second half of the time before the
+                      cut; down: from the cut to up_ms or the end; then: the groups converged
+                      routes moved the group's routes to, whose bytes on the port count too;
+                      groups of one member are not in the series)
   qps_receiving, qps_slower
                       the NICs' receiving QPs (series hosts[].qps[]) busy before the cut, and
                       those whose goodput while down was > 10 % below theirs before
@@ -287,8 +318,11 @@ FABRIC EXPERIMENTS
   PFC, pause ms, lossless drops, books, sim ms, wall s, slowdown, frames/wall s), then the pause
   tree: a row per port that paused (the longest 16), its microseconds per run; with a cable cut
   the link-failure table (a row per run: cut and up ms, failover us, lost in cable, link_down
-  drops, black-holed, steered, moved Gb/s, survivors +Gb/s, QPs slower, goodput before, min
-  before, min after, min/before, while down, recover us, lossless drops); with collectives a
+  drops, black-holed, converged ms, steered, moved Gb/s, survivors +Gb/s, QPs slower, goodput
+  before, min before, min after, min/before, while down, recover us, lossless drops) and the
+  routes after the cut (a row per run: convergence ms, converged ms, switches, routes changed,
+  withdrawn, black-holed, before and after the convergence, hole ends us, later updates); with
+  collectives a
   row per run and collective (op, ranks, size, time us, algbw and busbw GB/s, busbw Gb/s, of
   link, done, resent, out-of-order, PFC); with messages of several size classes the slowdown
   table: a row per size class, per run its messages and slowdown p50 and p99, and a last row of
@@ -312,7 +346,8 @@ FABRIC EXPERIMENTS
                                           (with seeds: rank by rank, averaged)
   failover.png                            with a cable cut, a panel per run (first seed): the
                                           received goodput per interval and windowed, the cut
-                                          (red), the return (green), 90 % of before (dotted)
+                                          (red), the routes' convergences (purple), the return
+                                          (green), 90 % of before (dotted)
   busbw.png                               with collectives, a bar per run: its slowest
                                           collective's busbw (Gb/s, whiskers min..max over the
                                           seeds), coloured by fabric.policy; the link's payload
