@@ -97,7 +97,8 @@ PacketSpec pfc(uint16_t quanta) {
 }
 
 // The flow hash as the parse step defines it, computed here from the frame's bytes with DPDK's
-// own CRC32-C: source and destination address, the two ports, then the protocol byte.
+// own CRC32-C: source and destination address, the two ports, then the protocol byte; then
+// murmur3's 32-bit finaliser (fmix32).
 uint32_t flow_hash(const PacketSpec& s) {
   const auto f = s.bytes();
   auto word = [&](std::size_t at) {
@@ -108,7 +109,10 @@ uint32_t flow_hash(const PacketSpec& s) {
   uint32_t h = rte_hash_crc_4byte(word(14 + 12), kSeed);
   h = rte_hash_crc_4byte(word(14 + 16), h);
   h = rte_hash_crc_4byte(word(14 + 20), h);
-  return rte_hash_crc_1byte(17, h);
+  h = rte_hash_crc_1byte(17, h);
+  h = (h ^ (h >> 16)) * 0x85ebca6bu;
+  h = (h ^ (h >> 13)) * 0xc2b2ae35u;
+  return h ^ (h >> 16);
 }
 
 TEST_F(TraceTest, RoutedRoceCnpTtlExpiredAndPfcLineByLine) {
