@@ -404,9 +404,12 @@ void stage_families(PrometheusWriter& w, const json& j) {
   }
   auto& loops = w.family("roceswitch_worker_loops_total", kCounter, "Poll loops the worker ran.");
   auto& bursts = w.family("roceswitch_worker_rx_bursts_total", kCounter, "Receive bursts that brought the worker packets.");
+  auto& held = w.family("roceswitch_worker_handoff_held_total", kCounter,
+                        "Lossless packets a full handoff ring turned back and the worker held to retry.");
   for (const json& wk : items(field(j, "workers"))) {
     loops.add({{"worker", str(field(wk, "worker"))}}, field(wk, "loops"));
     bursts.add({{"worker", str(field(wk, "worker"))}}, field(wk, "rx_bursts"));
+    held.add({{"worker", str(field(wk, "worker"))}}, field(wk, "handoff_held"));
   }
 }
 

@@ -139,7 +139,8 @@ nlohmann::json stats_json(const Switch& sw) {
   json workers = json::array();
   for (uint16_t w = 0; w < sw.num_workers(); ++w) {
     const Worker& wk = sw.worker(w);
-    workers.push_back({{"worker", wk.id}, {"loops", wk.counters.loops.get()}, {"rx_bursts", wk.counters.rx_bursts.get()}});
+    workers.push_back({{"worker", wk.id}, {"loops", wk.counters.loops.get()}, {"rx_bursts", wk.counters.rx_bursts.get()},
+                       {"handoff_held", wk.counters.handoff_held.get()}});
   }
   j["workers"] = workers;
   if (const Fdb* fdb = sw.fdb()) {

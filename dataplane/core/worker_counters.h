@@ -26,6 +26,7 @@ struct alignas(64) WorkerCounters {
   Counter lossless_before_queue[kMaxPorts];
   Counter loops;
   Counter rx_bursts;
+  Counter handoff_held;  // lossless packets a full handoff ring turned back, held to retry
   Counter flood_copies;  // packets the bridge made to flood a frame to several ports
 };
 

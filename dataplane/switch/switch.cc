@@ -277,6 +277,11 @@ void Switch::shutdown(uint64_t now_ns) {
       }
     }
   }
+  // What a full ring turned back came after the ring's contents.
+  for (auto& s : workers_)
+    for (auto& d : workers_)
+      if (d != s)
+        s->drain_held(d->id, [&](rte_mbuf* m) { d->egress_by_port[meta(m).out_port]->enqueue(m, d->ctx); });
   // A storm in progress ends with the switch (no stale storm state), then the queues empty.
   for (auto& w : workers_)
     for (EgressPort* e : w->tx_ports) {
@@ -481,6 +486,7 @@ SwitchTotals Switch::totals() const {
     for (std::size_t r = 0; r < kNumDropReasons; ++r) t.dropped += drops(p, static_cast<DropReason>(r));
   }
   for (auto* r : rings_) t.in_flight += rte_ring_count(r);
+  for (auto& w : workers_) t.in_flight += w->held_now();
   t.mirrored = mirror_->copies();
   for (auto& w : workers_) t.replicated += w->counters.flood_copies.get();
   if (local_) {

@@ -31,7 +31,7 @@ struct SwitchTotals {
   uint64_t received = 0;  // packets in, all ports
   uint64_t sent = 0;
   uint64_t queued = 0;     // in egress queues now
-  uint64_t in_flight = 0;  // in worker-to-worker rings now
+  uint64_t in_flight = 0;  // between workers now (in their rings, or held for a full one)
   uint64_t dropped = 0;    // every drop counter summed
   uint64_t mirrored = 0;   // mirror copies made: packets the switch created
   uint64_t originated = 0; // frames the control plane made (ARP, ND, ICMP)
@@ -144,6 +144,7 @@ class Switch {
   const EgressPort& egress(std::size_t i) const { return *egress_[i]; }
   const SharedBuffer& buffer() const { return *sb_; }
   const Worker& worker(uint16_t w) const { return *workers_[w]; }
+  Worker& worker(uint16_t w) { return *workers_[w]; }  // to poll one alone (tests, a stepped fabric)
   const Pipeline& pipeline(uint16_t worker) const { return workers_[worker]->pipeline; }
   const Fib& fib() const { return *fib_.load(); }
   const LoadView& load() const { return load_; }

@@ -2,6 +2,8 @@
 
 #include <rte_rcu_qsbr.h>
 
+#include <algorithm>
+
 #include "dataplane/ports/capture_tap.h"
 #include "dataplane/ports/port.h"
 #include "dataplane/ports/port_mirror.h"
@@ -21,24 +23,44 @@ Worker::Worker(uint16_t id_, const PipelineSpec& spec, const StageEnv& env, uint
   ctx.outbox = outbox;
   ctx.tracer = &tracer;
   ctx.rng = FastRng(seed * 7919u + id_ + 1);
+  for (Held& h : held_) h.pkts = std::make_unique<rte_mbuf*[]>(kHeld);
+}
+
+void Worker::turn_back(uint16_t dest, rte_mbuf* m) {
+  PacketMeta& pm = meta(m);
+  Held& h = held_[dest];
+  if ((pm.flags & meta_flag::kPgCharged) && h.n < kHeld) {
+    h.pkts[h.n++] = m;
+    counters.handoff_held.inc();
+    return;
+  }
+  if (pm.flags & meta_flag::kPgCharged)  // charged by the enqueue step on this worker: give it back
+    ctx.sb->usage(id).pg[pm.in_port][ctx.sb->pg_of(pm)].sub(ctx.sb->charge(m->pkt_len));
+  ctx.drop_before_queue(m, DropReason::HandoffFull, pm.out_port);
 }
 
 void Worker::flush_handoff() {
   // Only the workers there are (inbox holds a ring from each other one): each idle handoff
   // burst checked is a cache line read per rx burst.
   const auto workers = static_cast<uint16_t>(inbox.size() + 1);
+  uint32_t held = 0;
   for (uint16_t w = 0; w < workers; ++w) {
     Burst& b = handoff_[w];
-    if (b.empty()) continue;
-    const unsigned done = rte_ring_sp_enqueue_burst(outbox[w], reinterpret_cast<void* const*>(b.pkts), b.n, nullptr);
-    for (unsigned i = done; i < b.n; ++i) {
-      PacketMeta& pm = meta(b.pkts[i]);
-      if (pm.flags & meta_flag::kPgCharged)  // charged by the enqueue step on this worker: give it back
-        ctx.sb->usage(id).pg[pm.in_port][ctx.sb->pg_of(pm)].sub(ctx.sb->charge(b.pkts[i]->pkt_len));
-      ctx.drop_before_queue(b.pkts[i], DropReason::HandoffFull, pm.out_port);
+    Held& h = held_[w];
+    if (b.empty() && h.n == 0) continue;
+    if (h.n) [[unlikely]] {
+      const unsigned sent = rte_ring_sp_enqueue_burst(outbox[w], reinterpret_cast<void* const*>(h.pkts.get()), h.n, nullptr);
+      std::copy(h.pkts.get() + sent, h.pkts.get() + h.n, h.pkts.get());
+      h.n -= sent;
     }
+    // Newer packets go only behind the held ones, so a flow keeps its order.
+    const unsigned done =
+        h.n ? 0 : rte_ring_sp_enqueue_burst(outbox[w], reinterpret_cast<void* const*>(b.pkts), b.n, nullptr);
+    for (unsigned i = done; i < b.n; ++i) turn_back(w, b.pkts[i]);
     b.clear();
+    held += h.n;
   }
+  held_now_.store(held, std::memory_order_relaxed);
 }
 
 void Worker::poll(uint64_t now_ns) {
@@ -96,11 +118,17 @@ void Worker::poll(uint64_t now_ns) {
       if (n < kBurst) break;
     }
   }
-  for (rte_ring* r : inbox) {
-    rte_mbuf* pkts[kBurst];
-    const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
-    for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
-  }
+  if (held_now_.load(std::memory_order_relaxed)) [[unlikely]]
+    flush_handoff();  // no rx burst flushed them this loop
+  // As many bursts from each other worker as it may have received from one port this loop: a
+  // ring drained slower than it fills turns packets back, however idle the owner is.
+  for (rte_ring* r : inbox)
+    for (int k = 0; k < kRxBurstsPerPoll; ++k) {
+      rte_mbuf* pkts[kBurst];
+      const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+      for (unsigned i = 0; i < n; ++i) egress_by_port[meta(pkts[i]).out_port]->enqueue(pkts[i], ctx);
+      if (n < kBurst) break;
+    }
   if (inject) {
     rte_mbuf* pkts[kBurst];
     const unsigned n = rte_ring_sc_dequeue_burst(inject, reinterpret_cast<void**>(pkts), kBurst, nullptr);

@@ -58,8 +58,35 @@ class Worker {
   std::unique_ptr<NexthopCounters[]> nexthop_counters;  // kMaxNexthops of them
 
  private:
+  // Packets whose lossless class a full handoff ring turned back, per destination worker, oldest
+  // first. They stay charged to their ingress PG, so XOFF pauses their sender as an ASIC's
+  // ingress buffer does, and they leave before any newer packet to that worker; only beyond
+  // kHeld of them is one dropped (and counted a lossless drop).
+  static constexpr uint32_t kHeld = 2048;
+  struct Held {
+    std::unique_ptr<rte_mbuf*[]> pkts;
+    uint32_t n = 0;
+  };
+
+ public:
+  // Packets held now (between workers, as the rings' contents are): totals() reads it while the
+  // worker runs, so it is kept in an atomic the owner alone writes.
+  uint32_t held_now() const { return held_now_.load(std::memory_order_relaxed); }
+  // After the workers stopped: the held packets for `dest`, oldest first (Switch::shutdown).
+  template <class Fn>
+  void drain_held(uint16_t dest, Fn&& fn) {
+    Held& h = held_[dest];
+    for (uint32_t i = 0; i < h.n; ++i) fn(h.pkts[i]);
+    h.n = 0;
+    held_now_.store(0, std::memory_order_relaxed);
+  }
+
+ private:
   void flush_handoff();
+  void turn_back(uint16_t dest, rte_mbuf* m);
   Burst handoff_[kMaxWorkers];
+  Held held_[kMaxWorkers];
+  std::atomic<uint32_t> held_now_{0};
   uint64_t next_wd_ns_ = 0;
   uint32_t trace_seen_ = 0;
   bool trace_idle_ = true;

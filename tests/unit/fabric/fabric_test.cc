@@ -124,7 +124,9 @@ TEST(Fabric, NicsCountCompletionTimesAndSlowdownBySize) {
   for (const auto& row : rows) {
     counted += row["messages"].get<uint64_t>();
     EXPECT_LE(row["fct_p50_us"].get<double>(), row["fct_p99_us"].get<double>());
-    if (row["bytes_min"].get<uint64_t>() >= 65536) EXPECT_GT(row["slowdown_p50"].get<double>(), 0.9) << row.dump();
+    if (row["bytes_min"].get<uint64_t>() >= 65536) {
+      EXPECT_GT(row["slowdown_p50"].get<double>(), 0.9) << row.dump();
+    }
   }
   EXPECT_EQ(counted, done) << "every completed message in one class";
   EXPECT_GT(done, 20u);

@@ -156,7 +156,9 @@ TEST(Traffic, APermutationOnASwitchCompletes) {
   const nlohmann::json j = stats_json(sw);
   for (int h = 0; h < 4; ++h)
     for (const auto& q : j["ports"][h]["host"]["nic"]["qps"])
-      if (q["role"] == "requester") EXPECT_EQ(q["messages_done"], 20) << q.dump();
+      if (q["role"] == "requester") {
+        EXPECT_EQ(q["messages_done"], 20) << q.dump();
+      }
   sw.shutdown(kT0 + 10 * kMs);
   EXPECT_TRUE(sw.totals().balanced());
 }
