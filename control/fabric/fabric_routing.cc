@@ -67,6 +67,9 @@ void FabricRouting::converge() {
         if (!gid) {
           GroupSpec g = before ? *before : any ? *any : GroupSpec{};
           g.origin = GroupOrigin::Config;
+          // The route's flows on members that stay keep them (resilient, as ECMP on a real
+          // switch's group change): from the route's old group, when it had one.
+          g.table_from = before ? before->name : "";
           g.members = h.members;
           g.name = fmt::format("to_{}", spec.switches[h.to_switch].name);
           for (int k = 2; st.group_id(g.name); ++k) g.name = fmt::format("to_{}_{}", spec.switches[h.to_switch].name, k);

@@ -6,6 +6,8 @@
 
 #include <rte_errno.h>
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "dataplane/routing/routing_policy.h"
@@ -40,6 +42,31 @@ std::vector<GroupSlot> group_slots(const SwitchConfig& cfg) {
   }
   return slots;
 }
+
+namespace {
+
+// The redirection table the running FIB has for the group `name`, in the new next-hop ids (a
+// next hop is the same one if its port and MAC are): Fib::kNoMember where a bucket's member
+// is not among `members`. Empty when there is no such group.
+std::vector<uint32_t> earlier_table(const FibGroups* previous, const std::string& name, const FibGroups& next,
+                                    const std::vector<uint32_t>& members) {
+  if (!previous) return {};
+  const auto g = std::find_if(previous->groups.begin(), previous->groups.end(),
+                              [&](const NextHopGroup& x) { return x.name == name && !x.table.empty(); });
+  if (g == previous->groups.end()) return {};
+  std::vector<uint32_t> t(g->table.size(), Fib::kNoMember);
+  for (std::size_t b = 0; b < t.size(); ++b) {
+    const NextHop& was = previous->nexthops[g->table[b]];
+    for (uint32_t m : members)
+      if (next.nexthops[m].port == was.port && std::memcmp(&next.nexthops[m].mac, &was.mac, sizeof was.mac) == 0) {
+        t[b] = m;
+        break;
+      }
+  }
+  return t;
+}
+
+}  // namespace
 
 std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std::size_t num_nexthops, uint16_t workers,
                                         uint64_t seed, const FibGroups* previous, const std::vector<bool>& same) {
@@ -84,7 +111,9 @@ std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std
     }
     // SwitchConfig is also built without the YAML loader: check what build_table divides by.
     if (weighted.empty()) throw std::runtime_error(fmt::format("group '{}': no member with a weight above 0", g.name));
-    ng.table = Fib::build_table(weighted, g.table_size);
+    std::vector<uint32_t> earlier = earlier_table(previous, g.name, *out, weighted);
+    if (earlier.empty() && !g.table_from.empty()) earlier = earlier_table(previous, g.table_from, *out, weighted);
+    ng.table = Fib::rebalance_table(earlier, weighted, g.table_size);
     Fib::complete_group(ng, num_nexthops);
     out->groups.push_back(std::move(ng));
   }

@@ -144,6 +144,10 @@ struct GroupSpec {
   std::array<std::optional<PolicySpec>, 8> policy_by_tc;  // a class's own policy, if any
   uint32_t table_size = 64;
   std::vector<GroupMemberSpec> members;
+  // A group changed at run time starts its redirection table from the one the switch has for
+  // it, so flows of members it keeps stay where they were (Fib::rebalance_table). A new group
+  // starts from the group named here, if any: the one its routes move from.
+  std::string table_from;
 };
 
 // A scheduled link change (an emulated cable cut, a maintenance window): `at_ns` after start.

@@ -1,5 +1,7 @@
 #include "dataplane/tables/fib.h"
 
+#include <algorithm>
+
 #include "dataplane/core/object_name.h"
 #include "dataplane/routing/policy_set.h"
 #include "dataplane/routing/routing_policy.h"
@@ -65,6 +67,55 @@ uint32_t Fib::add_nexthop(const NextHop& nh) {
 std::vector<uint32_t> Fib::build_table(const std::vector<uint32_t>& members, uint32_t size) {
   std::vector<uint32_t> t(size);
   for (uint32_t i = 0; i < size; ++i) t[i] = members[i % members.size()];
+  return t;
+}
+
+std::vector<uint32_t> Fib::rebalance_table(const std::vector<uint32_t>& old, const std::vector<uint32_t>& members,
+                                           uint32_t size) {
+  if (old.size() != size || members.empty()) return build_table(members, size);
+  // Each distinct member's weight (its copies in `members`), in first-seen order.
+  std::vector<uint32_t> ids, weight;
+  for (uint32_t m : members) {
+    const auto it = std::find(ids.begin(), ids.end(), m);
+    if (it == ids.end()) {
+      ids.push_back(m);
+      weight.push_back(1);
+    } else {
+      ++weight[static_cast<std::size_t>(it - ids.begin())];
+    }
+  }
+  const std::size_t n = ids.size();
+  auto index = [&](uint32_t nh) -> std::size_t {
+    return static_cast<std::size_t>(std::find(ids.begin(), ids.end(), nh) - ids.begin());
+  };
+  std::vector<uint32_t> share(n), have(n, 0), kept(n, 0);
+  uint32_t given = 0;
+  for (std::size_t i = 0; i < n; ++i) given += share[i] = static_cast<uint32_t>(uint64_t{size} * weight[i] / members.size());
+  for (uint32_t nh : old)
+    if (const std::size_t i = index(nh); i < n) ++have[i];
+  // The buckets the floor shares leave over go to the members holding most beyond their share,
+  // so that a table already balanced stays exactly as it is.
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return int64_t{have[a]} - share[a] > int64_t{have[b]} - share[b];
+  });
+  for (std::size_t k = 0; given < size; ++k, ++given) ++share[order[k % n]];
+  std::vector<uint32_t> t(size, kNoMember);
+  for (uint32_t b = 0; b < size; ++b)
+    if (const std::size_t i = index(old[b]); i < n && kept[i] < share[i]) {
+      t[b] = old[b];
+      ++kept[i];
+    }
+  // The freed buckets, in turn to each member still below its share.
+  std::size_t next = 0;
+  for (uint32_t b = 0; b < size; ++b) {
+    if (t[b] != kNoMember) continue;
+    while (kept[next % n] >= share[next % n]) ++next;
+    const std::size_t i = next++ % n;
+    t[b] = ids[i];
+    ++kept[i];
+  }
   return t;
 }
 

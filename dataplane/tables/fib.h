@@ -119,6 +119,15 @@ class Fib {
   // Builds the redirection table: each member gets table_size / members slots (weights by
   // replication), interleaved so a power-of-two mask spreads flows evenly.
   static std::vector<uint32_t> build_table(const std::vector<uint32_t>& members, uint32_t size);
+  // The same shares, starting from an earlier table (`old`, in the new next-hop ids; kNoMember
+  // where the member left): a bucket keeps its member while that member holds no more than its
+  // share, and only the others are given to members below theirs. So removing a member moves
+  // only its flows, and adding one moves just enough flows to it (resilient hashing, as
+  // Linux's resilient next-hop groups and SAI's fine-grained ECMP do). An old table of another
+  // size is not reused.
+  static constexpr uint32_t kNoMember = UINT32_MAX;
+  static std::vector<uint32_t> rebalance_table(const std::vector<uint32_t>& old, const std::vector<uint32_t>& members,
+                                               uint32_t size);
 
   // Each worker's routing policy instances for this FIB's groups, made once the groups are
   // all added: they live and die with this snapshot, so no worker reads one after it is freed.

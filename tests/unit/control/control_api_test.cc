@@ -118,6 +118,37 @@ TEST(ControlApi, GroupsAddSetDeleteKeepMemberNexthops) {
   EXPECT_EQ(r.state.group_slots(), slots);
 }
 
+// A member leaving an ECMP group moves only its own flows: the group's new redirection table
+// starts from the old one (Fib::rebalance_table), as a resilient next-hop group does.
+TEST(ControlApi, AGroupThatLosesAMemberMovesOnlyThatMembersBuckets) {
+  Rig r(four_hosts());
+  auto member = [](int h) { return json{{"port", fmt::format("h{}", h)}, {"mac", fmt::format("02:00:00:00:aa:{:02x}", h)}}; };
+  r.ok({{"op", "group.add"}, {"name", "spine"}, {"members", json::array({member(1), member(2), member(3)})}});
+  r.ok({{"op", "route.add"}, {"prefix", "10.0.9.0/24"}, {"group", "spine"}});
+  auto ports = [&r] {
+    const Fib& f = r.sw.fib();
+    for (std::size_t g = 0; g < f.num_groups(); ++g)
+      if (f.group(static_cast<uint32_t>(g)).name == "spine") {
+        std::vector<uint16_t> p;
+        for (uint32_t nh : f.group(static_cast<uint32_t>(g)).table) p.push_back(f.nexthop(nh).port);
+        return p;
+      }
+    return std::vector<uint16_t>{};
+  };
+  const std::vector<uint16_t> before = ports();
+  ASSERT_EQ(before.size(), 64u);
+  r.ok({{"op", "group.set"}, {"name", "spine"}, {"members", json::array({member(1), member(3)})}});
+  const std::vector<uint16_t> after = ports();
+  ASSERT_EQ(after.size(), 64u);
+  int moved = 0;
+  for (std::size_t b = 0; b < 64; ++b) {
+    if (before[b] != 2) EXPECT_EQ(after[b], before[b]) << "bucket " << b;
+    EXPECT_NE(after[b], 2) << "bucket " << b;
+    moved += after[b] != before[b];
+  }
+  EXPECT_EQ(moved, 21) << "h2's share";
+}
+
 TEST(ControlApi, RoutesWithNextHopsOfTheirOwn) {
   // The config's three route forms at run time: a group's name, port + mac, nexthops. A route's
   // own group (route:PREFIX) is made, changed and removed with its route, and only with it.

@@ -54,6 +54,43 @@ TEST(FabricRouting, TheSpinesBlackHoleEndsWhenRoutesConverge) {
   expect_balanced(fab);
 }
 
+// The ports a switch's route to a host sends each redirection bucket to.
+std::vector<uint16_t> bucket_ports(const Switch& sw, uint32_t host_ip) {
+  const Fib& f = sw.fib();
+  uint32_t g = 0;
+  if (!f.lookup4(host_ip, g)) return {};
+  std::vector<uint16_t> p;
+  for (uint32_t nh : f.group(g).table) p.push_back(f.nexthop(nh).port);
+  return p;
+}
+
+// Convergence moves leaf2's route to leaf1's host to a new group without spine1, starting from
+// the old group's table: ECMP flows over spines 2 and 3 keep their spine (resilient), only
+// spine1's move. (Three spines: each switch's two LPM banks take most of a test's memory.)
+TEST(FabricRouting, AConvergedRouteKeepsTheFlowsOfTheSpinesItKeeps) {
+  FabricSpec f = two_by_two(3);
+  f.cables[0].events.push_back({kMs, false});  // leaf1.up1 - spine1
+  Fabric fab(std::move(f), kT0);
+  FabricRouting routing(fab, 500 * kUs);
+  const Switch& leaf2 = fab.at(sw_index(fab, "leaf2"));
+  const std::vector<uint16_t> before = bucket_ports(leaf2, fabric_host_ip(1, 1));
+  ASSERT_EQ(before.size(), 64u);
+  fab.run_until(kT0 + 2 * kMs);
+  ASSERT_EQ(routing.updates().size(), 1u);
+  const std::vector<uint16_t> after = bucket_ports(leaf2, fabric_host_ip(1, 1));
+  ASSERT_EQ(after.size(), 64u);
+  int moved = 0, spine1 = 0;
+  for (std::size_t b = 0; b < 64; ++b) {
+    EXPECT_NE(after[b], kUp1) << "bucket " << b;
+    if (before[b] != kUp1) EXPECT_EQ(after[b], before[b]) << "bucket " << b << " of a spine the route keeps";
+    moved += after[b] != before[b];
+    spine1 += before[b] == kUp1;
+  }
+  EXPECT_GE(spine1, 21);
+  EXPECT_EQ(moved, spine1) << "spine1's share, no more";
+  expect_balanced(fab);
+}
+
 TEST(FabricRouting, WithoutConvergenceTheHoleStays) {
   FabricSpec f = two_by_two(2);
   f.cables[0].events.push_back({kMs, false});
