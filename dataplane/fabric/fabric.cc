@@ -178,13 +178,18 @@ bool Fabric::quiet() {
   return true;
 }
 
-uint64_t Fabric::next_event_after_quiet() {
-  uint64_t t = now_ + std::max(spec_.max_jump_ns, spec_.step_ns);
-  for (auto& s : switches_)
-    for (std::size_t p = 0; p < s->num_ports(); ++p) t = std::min(t, s->port(p).idle_until(now_));
+uint64_t Fabric::next_scheduled() const {
+  uint64_t t = UINT64_MAX;
   for (std::size_t c = 0; c < cables_.size(); ++c)
     if (next_event_[c] < spec_.cables[c].events.size()) t = std::min(t, t0_ + spec_.cables[c].events[next_event_[c]].first);
   if (!timers_.empty()) t = std::min(t, t0_ + timers_.begin()->first);
+  return t;
+}
+
+uint64_t Fabric::next_event_after_quiet() {
+  uint64_t t = std::min(now_ + std::max(spec_.max_jump_ns, spec_.step_ns), next_scheduled());
+  for (auto& s : switches_)
+    for (std::size_t p = 0; p < s->num_ports(); ++p) t = std::min(t, s->port(p).idle_until(now_));
   // On a step boundary, so that a jump lands where stepping would have.
   const uint64_t steps = (t - t0_ + spec_.step_ns - 1) / spec_.step_ns;
   return std::max(now_ + spec_.step_ns, t0_ + steps * spec_.step_ns);
@@ -203,10 +208,7 @@ void Fabric::run_until(uint64_t t_ns) {
       fn();
     }
     // The window: up to window_ns_, ending before the next cable event or timer and at t_ns.
-    uint64_t end = std::min(now_ + std::min(window_ns_, grow_steps_ * spec_.step_ns), t_ns);
-    for (std::size_t c = 0; c < cables_.size(); ++c)
-      if (next_event_[c] < spec_.cables[c].events.size()) end = std::min(end, t0_ + spec_.cables[c].events[next_event_[c]].first);
-    if (!timers_.empty()) end = std::min(end, t0_ + timers_.begin()->first);
+    const uint64_t end = std::min({now_ + std::min(window_ns_, grow_steps_ * spec_.step_ns), t_ns, next_scheduled()});
     win_steps_ = std::max<uint64_t>(1, (end - std::min(end, now_) + spec_.step_ns - 1) / spec_.step_ns);
     if (helpers_.empty()) {
       poll_share(0);

@@ -114,6 +114,7 @@ class Fabric {
 
  private:
   bool quiet();
+  uint64_t next_scheduled() const;  // the next cable event or timer (UINT64_MAX: none)
   uint64_t next_event_after_quiet();
   void poll_share(unsigned t);  // thread t's switches through the window: win_steps_ steps from now_
   void helper_loop(unsigned t);
