@@ -20,20 +20,28 @@ PgSettings deep_pg() {
 
 // Ports 0 and 2 are worker 0's, port 1 worker 1's. h0 sends h1 on the lossless priority, h2
 // sends h1 on a lossy one, both across the handoff ring.
-TEST(HandoffHeld, AFullRingHoldsLosslessPacketsDropsLossyOnesAndKeepsOrder) {
+SwitchConfig two_flows_across_the_ring() {
   Net n;
   n.cfg.workers = 2;
   n.pg = deep_pg();
   for (int h = 0; h < 3; ++h) n.add_host(100);
   n.add_flow(0, 1, 20, 0x101);
   n.add_flow(2, 1, 60, 0x121, kLossyDscp);
-  Switch sw(n.cfg, kT0);
-  uint64_t t = kT0;
-  // Worker 1 never polls: the ring fills, first with both flows' packets.
-  for (; t < kT0 + 3 * kMs; t += kUs) {
+  return n.cfg;
+}
+
+// Worker 1 never polls (while worker 0 does) from `t` to `until`.
+void only_worker0(Switch& sw, uint64_t& t, uint64_t until) {
+  for (; t < until; t += kUs) {
     sw.poll_links(t);
     sw.worker(0).poll(t);
   }
+}
+
+TEST(HandoffHeld, AFullRingHoldsLosslessPacketsDropsLossyOnesAndKeepsOrder) {
+  Switch sw(two_flows_across_the_ring(), kT0);
+  uint64_t t = kT0;
+  only_worker0(sw, t, kT0 + 3 * kMs);  // the ring fills, first with both flows' packets
   // Charged to the port the ring leads to, as a queue's drop would be.
   EXPECT_GT(sw.drops(1, DropReason::HandoffFull), 1000u) << "the lossy flow meets the full ring";
   EXPECT_EQ(sw.lossless_drops_before_queue(1), 0u) << "the lossless one is held instead";
@@ -62,18 +70,9 @@ TEST(HandoffHeld, AFullRingHoldsLosslessPacketsDropsLossyOnesAndKeepsOrder) {
 // Held packets the switch still has when it stops are not lost either: shutdown puts them in
 // their queues behind the ring's contents, and flushes them with the queues (shutdown_flush).
 TEST(HandoffHeld, ShutdownDeliversHeldPacketsToTheirQueues) {
-  Net n;
-  n.cfg.workers = 2;
-  n.pg = deep_pg();
-  for (int h = 0; h < 3; ++h) n.add_host(100);
-  n.add_flow(0, 1, 20, 0x101);
-  n.add_flow(2, 1, 60, 0x121, kLossyDscp);
-  Switch sw(n.cfg, kT0);
+  Switch sw(two_flows_across_the_ring(), kT0);
   uint64_t t = kT0;
-  for (; t < kT0 + 3 * kMs; t += kUs) {
-    sw.poll_links(t);
-    sw.worker(0).poll(t);
-  }
+  only_worker0(sw, t, kT0 + 3 * kMs);
   ASSERT_GT(sw.worker(0).held_now(), 0u);
   sw.shutdown(t);
   EXPECT_EQ(sw.worker(0).held_now(), 0u);
