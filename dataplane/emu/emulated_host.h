@@ -91,7 +91,11 @@ struct HostSpec {
 // it is sent or when the frame before it has ended, whichever is later; otherwise it starts when
 // sent (a shaper spaced the frames) and arrives no earlier than the frame before it. A ring of
 // fixed capacity (a power of two) made at construction: nothing is allocated per frame. Time is
-// whole nanoseconds and a fraction, exact at any clock value.
+// whole nanoseconds and a fraction, exact at any clock value. Not a fabric cable's direction
+// (EmulatedLink): both ends are polled by one thread (no rte_ring needed between threads), a
+// PFC frame starts at a time the host chooses (after the frame in progress, ahead of data that
+// has not started), a shaped sender's frames need not be serialised again, and a full wire
+// hands its oldest frame over early instead of refusing one.
 class HostWire {
  public:
   HostWire(double gbps, uint32_t capacity, bool serial);
