@@ -33,7 +33,7 @@ PolicySet::PolicySet(const FibGroups& fib, uint16_t worker, uint64_t seed, const
       } else {
         // Distinct per (worker, group, choice), and the same on every run for a seed.
         const uint64_t s = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t{worker} << 48) ^ (uint64_t{gid} << 8) ^ c;
-        owned_.push_back(RoutingPolicyRegistry::at(pc.policy).make(PolicyInit{reuse ? policy_group(fib, gid) : pg, pc.params, s, worker}));
+        owned_.push_back(RoutingPolicyRegistry::at(pc.policy).make(PolicyInit{reuse ? policy_group(fib, gid) : pg, pc.params, s, worker, seed}));
       }
       instances_.push_back({gid, c, owned_.back().get()});
       for (int tc = 0; tc < 8; ++tc)

@@ -47,6 +47,9 @@ struct PolicyInit {
   const ParamValues& params;  // checked against the policy's kParams by the config loader
   uint64_t seed;              // distinct per (worker, group, class): runs repeat for a seed
   uint16_t worker;
+  // The switch's seed, the same on every worker: for a hash every worker must compute alike
+  // (the parse's flow hash is seeded with it too).
+  uint64_t switch_seed = 0;
 };
 
 // What one select() call sees besides the packets.

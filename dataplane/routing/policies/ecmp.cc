@@ -29,14 +29,19 @@ class Ecmp final : public RoutingPolicy {
 
   static bool table_by_flow_hash(const ParamValues& p) { return p[Fields] == 0 && p[DestQp] == 0; }
 
-  explicit Ecmp(const PolicyInit& in) : RoutingPolicy(in), ip_pair_(in.params[Fields] == 1), qp_(in.params[DestQp] != 0) {}
+  explicit Ecmp(const PolicyInit& in)
+      : RoutingPolicy(in),
+        ip_pair_(in.params[Fields] == 1),
+        qp_(in.params[DestQp] != 0),
+        seed_(static_cast<uint32_t>(in.switch_seed * 0x9e3779b97f4a7c15ull >> 32)) {}
 
   void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
     uint32_t steered = 0;
     for (uint16_t i = 0; i < n; ++i) {
       const PacketMeta& pm = *pkts[i];
-      uint32_t h = ip_pair_ ? ip_pair_hash(pm) : pm.flow_hash;
-      if (qp_ && (pm.flags & meta_flag::kRoce)) h = parse::crc32c_u32(pm.dest_qp, h);
+      uint32_t h = ip_pair_ ? ip_pair_hash(pm, seed_) : pm.flow_hash;
+      // Finalised after the CRC as the parse's hash is (parse::flow_hash_final says why).
+      if (qp_ && (pm.flags & meta_flag::kRoce)) h = parse::flow_hash_final(parse::crc32c_u32(pm.dest_qp, h));
       member[i] = hashed_member(h, env.up);
       steered += member[i] != group().slot[h & group().mask];
     }
@@ -44,18 +49,19 @@ class Ecmp final : public RoutingPolicy {
   }
 
  private:
-  // The source and destination addresses, read from the frame.
-  static uint32_t ip_pair_hash(const PacketMeta& pm) {
+  // The source and destination addresses, read from the frame, hashed with the switch's seed.
+  static uint32_t ip_pair_hash(const PacketMeta& pm, uint32_t seed) {
     const uint8_t* ip = rte_pktmbuf_mtod(mbuf_of(&pm), const uint8_t*) + pm.l3_offset;
-    uint32_t h = 0x5eed;
+    uint32_t h = seed;
     if (pm.l3 == L3Type::Ipv4) {
       h = parse::crc32c_u32(parse::load_le32(ip + 12), h);
-      return parse::crc32c_u32(parse::load_le32(ip + 16), h);
+      return parse::flow_hash_final(parse::crc32c_u32(parse::load_le32(ip + 16), h));
     }
     for (int k = 0; k < 8; ++k) h = parse::crc32c_u32(parse::load_le32(ip + 8 + 4 * k), h);
-    return h;
+    return parse::flow_hash_final(h);
   }
   bool ip_pair_, qp_;
+  uint32_t seed_;
 };
 
 REGISTER_ROUTING_POLICY(Ecmp, "ecmp");

@@ -332,6 +332,40 @@ TEST_P(RoutingPolicyContract, TableByFlowHashMeansTheSlotOfTheFlowHash) {
 
 INSTANTIATE_TEST_SUITE_P(AllRegistered, RoutingPolicyContract, ::testing::ValuesIn(policy_cases()), case_name);
 
+// ecmp's ip_pair hash (and its dest_qp one) follow the switch's seed as the parse's flow hash
+// does: every worker of a switch places a flow alike, and another seed places flows anew (a
+// constant seed once made every switch of a fabric split the same flows the same way).
+TEST(EcmpFields, IpPairFollowsTheSwitchSeedAndNotTheWorker) {
+  const PolicyGroup g = shapes()[1].second;
+  const RoutingPolicyEntry& e = entry("ecmp");
+  ParamValues p = default_params(e.params);
+  p.v[static_cast<std::size_t>(param_index(e.params, "fields"))] = 1;  // ip_pair
+  auto answers = [&](uint64_t instance_seed, uint16_t worker, uint64_t switch_seed) {
+    auto pol = e.make(PolicyInit{g, p, instance_seed, worker, switch_seed});
+    LoadView view;
+    Frames frames;
+    std::vector<uint16_t> out;
+    for (uint32_t f = 0; f < 2048; f += kBurst) {
+      PacketMeta* pkts[kBurst];
+      uint16_t got[kBurst];
+      for (uint32_t i = 0; i < kBurst; ++i) {
+        PacketMeta in{};
+        in.flow_hash = (f + i) * 0x9E3779B1u;  // the frame's IPv4 source (Frames::load)
+        pkts[i] = frames.load(i, in);
+      }
+      pol->select(pkts, kBurst, SelectEnv{view, 0, live_members(g, view.up_mask())}, got);
+      out.insert(out.end(), got, got + kBurst);
+    }
+    return out;
+  };
+  const auto a = answers(1, 0, 7);
+  EXPECT_EQ(answers(99, 1, 7), a) << "another worker of the same switch";
+  const auto b = answers(1, 0, 8);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+  EXPECT_GT(differ, a.size() / 2) << "another switch seed places most flows elsewhere";
+}
+
 // --- The checks themselves, and the registry -------------------------------------------------
 
 TEST(ContractChecks, CatchABrokenPolicyAndAHeapCall) {
