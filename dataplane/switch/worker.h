@@ -57,6 +57,18 @@ class Worker {
   Pipeline pipeline;
   std::unique_ptr<NexthopCounters[]> nexthop_counters;  // kMaxNexthops of them
 
+  // Packets held now (between workers, as the rings' contents are): totals() reads it while the
+  // worker runs, so it is kept in an atomic the owner alone writes.
+  uint32_t held_now() const { return held_now_.load(std::memory_order_relaxed); }
+  // After the workers stopped: the held packets for `dest`, oldest first (Switch::shutdown).
+  template <class Fn>
+  void drain_held(uint16_t dest, Fn&& fn) {
+    Held& h = held_[dest];
+    for (uint32_t i = 0; i < h.n; ++i) fn(h.pkts[i]);
+    held_now_.fetch_sub(h.n, std::memory_order_relaxed);
+    h.n = 0;
+  }
+
  private:
   // Packets whose lossless class a full handoff ring turned back, per destination worker, oldest
   // first. They stay charged to their ingress PG, so XOFF pauses their sender as an ASIC's
@@ -67,21 +79,6 @@ class Worker {
     std::unique_ptr<rte_mbuf*[]> pkts;
     uint32_t n = 0;
   };
-
- public:
-  // Packets held now (between workers, as the rings' contents are): totals() reads it while the
-  // worker runs, so it is kept in an atomic the owner alone writes.
-  uint32_t held_now() const { return held_now_.load(std::memory_order_relaxed); }
-  // After the workers stopped: the held packets for `dest`, oldest first (Switch::shutdown).
-  template <class Fn>
-  void drain_held(uint16_t dest, Fn&& fn) {
-    Held& h = held_[dest];
-    for (uint32_t i = 0; i < h.n; ++i) fn(h.pkts[i]);
-    h.n = 0;
-    held_now_.store(0, std::memory_order_relaxed);
-  }
-
- private:
   void flush_handoff();
   void turn_back(uint16_t dest, rte_mbuf* m);
   Burst handoff_[kMaxWorkers];
