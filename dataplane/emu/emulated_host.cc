@@ -358,14 +358,14 @@ void EmulatedHost::receive(rte_mbuf* m, uint64_t now_ns, uint64_t arrival_ns) {
 }
 
 uint64_t EmulatedHost::idle_until(uint64_t now_ns) const {
-  if (nic_) return now_ns;
   uint64_t t = std::min({to_host_.next_arrival_ns(), mac_to_host_.next_arrival_ns(), to_switch_.next_arrival_ns()});
   const HostPfcStorm& st = spec_.storm;
-  if (st.priority >= 0 && now_ns < st.stop_ns) t = std::max(st.start_ns, next_storm_ns_);
+  if (st.priority >= 0 && now_ns < st.stop_ns) t = std::min(t, std::max(st.start_ns, next_storm_ns_));
   for (const Flow& f : flows_) {
     if (now_ns >= f.spec.stop_ns) continue;
     t = std::min(t, std::max({f.spec.start_ns, pause_until_[f.spec.priority & 7], now_ns}));
   }
+  if (nic_ && !leader_) t = std::min(t, nic_->next_event(now_ns));  // a group's leader sends for it
   return t;
 }
 

@@ -92,6 +92,29 @@ bool RoceNic::active(uint64_t) const {
   return false;
 }
 
+uint64_t RoceNic::next_event(uint64_t now) const {
+  if (active(now)) return now;
+  uint64_t t = UINT64_MAX;
+  for (const auto& qp : qps_) {
+    const Qp& q = *qp;
+    const QpSpec& s = q.spec;
+    t = std::min(t, q.req.deadline());
+    if (!s.post_at_ns.empty()) {  // open loop: the next message's own time (post_messages)
+      if (q.posted < s.post_at_ns.size() && s.post_at_ns[q.posted] < s.stop_ns) t = std::min(t, s.post_at_ns[q.posted]);
+      continue;
+    }
+    // Closed loop: the next post, when a slot is free; a full window or a collective's gate
+    // waits for what arrives.
+    if (!s.depth || q.next_post_ns >= s.stop_ns || (s.messages && q.posted >= s.messages) ||
+        q.req.outstanding_messages() >= s.depth)
+      continue;
+    if (s.gate != QpSpec::kNoGate && q.posted >= s.gate_lag && qps_[s.gate]->resp.counters().messages < q.posted - s.gate_lag + 1)
+      continue;
+    t = std::min(t, std::max(q.next_post_ns, now));
+  }
+  return t;
+}
+
 rte_mbuf* RoceNic::frame(rte_mempool* pool, uint32_t need, uint32_t& room) {
   rte_mbuf* m = rte_pktmbuf_alloc(pool);
   if (!m) return nullptr;

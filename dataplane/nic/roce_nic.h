@@ -94,6 +94,12 @@ class RoceNic {
   bool receive(const uint8_t* frame, uint32_t len, uint64_t now);
   // Whether some QP has data to send or a timer running (the host is backlogged).
   bool active(uint64_t now) const;
+  // The earliest time the NIC may send anything unprompted: `now` when active, else its next
+  // message's post time or its first retransmit deadline (UINT64_MAX: none). What arrives for
+  // it (ACKs, a collective's data, CNPs) is on the fabric's wires, which say when themselves;
+  // DCQCN's timers catch up exactly whenever the NIC next runs. So a fabric on virtual time may
+  // jump to this instant without changing what happens.
+  uint64_t next_event(uint64_t now) const;
 
   // Any thread, while the worker runs: what it reads is each QP's counters as they stand.
   void stats(nlohmann::json& j) const;

@@ -142,7 +142,9 @@ TEST(ControlApi, AGroupThatLosesAMemberMovesOnlyThatMembersBuckets) {
   ASSERT_EQ(after.size(), 64u);
   int moved = 0;
   for (std::size_t b = 0; b < 64; ++b) {
-    if (before[b] != 2) EXPECT_EQ(after[b], before[b]) << "bucket " << b;
+    if (before[b] != 2) {
+      EXPECT_EQ(after[b], before[b]) << "bucket " << b;
+    }
     EXPECT_NE(after[b], 2) << "bucket " << b;
     moved += after[b] != before[b];
   }

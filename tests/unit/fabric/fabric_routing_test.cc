@@ -82,7 +82,9 @@ TEST(FabricRouting, AConvergedRouteKeepsTheFlowsOfTheSpinesItKeeps) {
   int moved = 0, spine1 = 0;
   for (std::size_t b = 0; b < 64; ++b) {
     EXPECT_NE(after[b], kUp1) << "bucket " << b;
-    if (before[b] != kUp1) EXPECT_EQ(after[b], before[b]) << "bucket " << b << " of a spine the route keeps";
+    if (before[b] != kUp1) {
+      EXPECT_EQ(after[b], before[b]) << "bucket " << b << " of a spine the route keeps";
+    }
     moved += after[b] != before[b];
     spine1 += before[b] == kUp1;
   }

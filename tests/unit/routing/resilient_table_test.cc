@@ -31,7 +31,9 @@ TEST(ResilientTable, RemovingAMemberMovesOnlyItsBuckets) {
     if (m == 12) m = Fib::kNoMember;  // 12 left
   const std::vector<uint32_t> t = Fib::rebalance_table(seen, {10, 11, 13}, 64);
   for (std::size_t b = 0; b < t.size(); ++b)
-    if (old[b] != 12) EXPECT_EQ(t[b], old[b]) << "bucket " << b << " of a member that stayed";
+    if (old[b] != 12) {
+      EXPECT_EQ(t[b], old[b]) << "bucket " << b << " of a member that stayed";
+    }
   EXPECT_EQ(moved(old, t), 16u);
   const auto n = shares(t);
   EXPECT_EQ(n.size(), 3u);
@@ -45,7 +47,9 @@ TEST(ResilientTable, AddingAMemberMovesOnlyItsShare) {
   const std::vector<uint32_t> t = Fib::rebalance_table(old, {10, 11, 12, 13}, 64);
   EXPECT_EQ(moved(old, t), 16u);
   for (std::size_t b = 0; b < t.size(); ++b)
-    if (t[b] != old[b]) EXPECT_EQ(t[b], 12u);
+    if (t[b] != old[b]) {
+      EXPECT_EQ(t[b], 12u);
+    }
   for (auto [m, k] : shares(t)) EXPECT_EQ(k, 16u) << m;
 }
 
