@@ -9,7 +9,7 @@ set -euo pipefail
 # runtimes build the sanitizer tree with libFuzzer (tests/fuzz). arping and traceroute are the
 # hosts' tools in tests/e2e/router_interfaces_test.sh (the switch's ARP and ICMP time exceeded).
 RS_PACKAGES=(dpdk dpdk-dev libdpdk-dev rdma-core libibverbs-dev libfmt-dev nlohmann-json3-dev
-  libyaml-cpp-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev meson ninja-build pkg-config g++
+  libyaml-cpp-dev libisal-dev libgtest-dev libgmock-dev libbenchmark-dev meson ninja-build pkg-config g++
   libpcap-dev tshark python3-scapy python3-yaml python3-matplotlib iproute2 iputils-ping iputils-arping traceroute ethtool
   libcivetweb-dev prometheus curl clang libclang-rt-14-dev)
 

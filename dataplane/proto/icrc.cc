@@ -1,7 +1,6 @@
 #include "dataplane/proto/icrc.h"
 
-#include <rte_net_crc.h>
-#include <zlib.h>
+#include <isa-l/crc.h>
 
 #include <cstring>
 
@@ -29,21 +28,13 @@ uint32_t roce_icrc(const uint8_t* l3, std::size_t l3_len, bool ipv6) {
   udp[6] = 0xFF;
   udp[7] = 0xFF;
   udp[8 + 4] = 0xFF;  // BTH byte 4: FECN/BECN/reserved
-  uLong crc = crc32(0L, kOnes, sizeof kOnes);
-  crc = crc32(crc, hdr, static_cast<uInt>(ip_len + 8 + 12));
-  // The rest (the payload, most of the bytes) by DPDK's carry-less-multiply CRC, which starts
-  // afresh: zlib joins the two CRCs. The join for a length is computed once per thread and
-  // kept while packets keep that length (most are a full MTU).
-  const auto rest = static_cast<uint32_t>(l3_len - (ip_len + 8 + 12) - 4);
-  thread_local uint32_t op_len = UINT32_MAX;
-  thread_local uLong op = 0;
-  if (op_len != rest) op = crc32_combine_gen(static_cast<z_off_t>(rest)), op_len = rest;
-  // DPDK picks its CRC code on the first call, racing other threads' first calls: picked here
-  // once, under C++'s thread-safe static initialisation.
-  static const bool picked = (rte_net_crc_set_alg(RTE_NET_CRC_AVX512), true);
-  (void)picked;
-  const uLong tail = rte_net_crc_calc(l3 + ip_len + 8 + 12, rest, RTE_NET_CRC32_ETH);
-  return static_cast<uint32_t>(crc32_combine_op(crc, tail, op));
+  // ISA-L's CRC-32 (zlib's, chainable) picks its widest carry-less-multiply code by CPUID on
+  // its own; DPDK's rte_net_crc stays at 256-bit vectors unless the EAL is told otherwise, and
+  // this CRC over every emulated frame's payload is a large share of an emulated fabric's CPU.
+  const std::size_t head = ip_len + 8 + 12;
+  uint32_t crc = crc32_gzip_refl(0, kOnes, sizeof kOnes);
+  crc = crc32_gzip_refl(crc, hdr, head);
+  return crc32_gzip_refl(crc, l3 + head, l3_len - head - 4);
 }
 
 bool roce_icrc_ok(const uint8_t* l3, std::size_t l3_len, bool ipv6) {

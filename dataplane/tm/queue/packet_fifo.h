@@ -7,6 +7,7 @@
 #pragma once
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -118,6 +119,9 @@ class PacketFifo {
       out[n++] = m;
       if (!more(len)) break;
     }
+    // A paced port (the shaper stopped the loop) reads the next head's length on a later poll,
+    // by when the mbuf has left the cache: fetched now, it is there.
+    if (head != tail) rte_prefetch0(slots[head & mask]);
     head_ = head;
     remove(sum);
     bytes += sum.bytes;
