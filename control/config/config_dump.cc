@@ -219,7 +219,13 @@ void place_groups(const SwitchConfig& cfg, std::vector<std::string>& text, std::
     const std::string field = fmt::format("nexthop_groups[{}] '{}'", i, g.name);
     uint64_t w = 0;
     for (auto& m : g.members) w += m.weight;
-    if (g.members.empty() || g.members.size() > kMaxGroupMembers) unrepresentable(field, fmt::format("{} members (1..{})", g.members.size(), kMaxGroupMembers));
+    if (g.drop) {
+      // A blackhole: written as `drop: true`, with nothing that could contradict it.
+      if (!g.members.empty() || g.policy.name != "ecmp" || !g.policy.params.empty() || any_by_tc(g))
+        unrepresentable(field, "a drop group (a blackhole) with members or a policy");
+    } else if (g.members.empty() || g.members.size() > kMaxGroupMembers) {
+      unrepresentable(field, fmt::format("{} members (1..{})", g.members.size(), kMaxGroupMembers));
+    }
     if (g.name.rfind(kRouteGroupPrefix, 0) != 0) {
       if (auto [it, fresh] = names.emplace(g.name, i); !fresh) unrepresentable(field, fmt::format("its name repeats nexthop_groups[{}]'s", it->second));
       if (g.table_size == 0 || g.table_size > (1u << 16) || (g.table_size & (g.table_size - 1)) || w > g.table_size)
@@ -235,7 +241,7 @@ void place_groups(const SwitchConfig& cfg, std::vector<std::string>& text, std::
     if (refs[i] == 0) refuse("no route uses it (its route was deleted or given another group)");
     if (refs[i] > 1) refuse(fmt::format("{} routes use it", refs[i]));
     if (g.policy.name != "ecmp" || !g.policy.params.empty() || any_by_tc(g)) refuse("it has a policy other than plain ecmp");
-    if (g.table_size != table) refuse(fmt::format("its table_size is {}, not {}", g.table_size, table));
+    if (!g.drop && g.table_size != table) refuse(fmt::format("its table_size is {}, not {}", g.table_size, table));
     const std::size_t r = static_cast<std::size_t>(route_of[i]);
     const std::string p = g.name.substr(std::string_view(kRouteGroupPrefix).size());
     RouteSpec got{};  // parsed as the loader parses a route's prefix
@@ -322,6 +328,10 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
   if (!named.empty()) o.begin_seq("nexthop_groups");
   for (std::size_t i : named) {
     const GroupSpec& g = cfg.groups[i];
+    if (g.drop) {
+      o.begin_map(nullptr, true).ks("name", g.name).kv("drop", true).end_map();
+      continue;
+    }
     o.begin_map().ks("name", g.name).key("policy");
     write_policy(o, g.policy);
     if (any_by_tc(g)) o.begin_map("policy_by_tc", true);
@@ -360,6 +370,8 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
     const std::string f = fmt::format("routes[{}]", k);
     o.begin_map(nullptr, true).ks("prefix", text[k]);
     if (!own[k]) o.ks("group", g.name);
+    else if (g.drop)
+      o.kv("drop", true);
     else if (g.members.size() == 1 && g.members[0].weight == 1 && g.members[0].via)
       o.ks("via", format_ip(*g.members[0].via));
     else if (g.members.size() == 1 && g.members[0].weight == 1)  // the port form has no weight key

@@ -292,7 +292,7 @@ SwitchConfig load_root(const YAML::Node& root, const std::string& source, bool f
     for (std::size_t i = 0; i < rs_.size(); ++i) {
       const auto r = rs_[i];
       const std::string rp = fmt::format("routes[{}]", i);
-      rd.keys(r, rp, {"prefix", "group", "port", "mac", "nexthops", "via"});
+      rd.keys(r, rp, {"prefix", "group", "port", "mac", "nexthops", "via", "drop"});
       if (!r["prefix"]) rd.fail(r, rp + ".prefix", "missing");
       RouteSpec spec = rd.route_prefix(r["prefix"], rp + ".prefix");
       const std::string key = r["prefix"].as<std::string>();
@@ -301,8 +301,11 @@ SwitchConfig load_root(const YAML::Node& root, const std::string& source, bool f
       if (auto [it, fresh] = seen.emplace(std::tuple{spec.ipv6, addr, spec.depth}, i); !fresh)
         rd.fail(r["prefix"], rp + ".prefix",
                 fmt::format("duplicate route {}: the prefix of routes[{}] ({})", key, it->second, rs_[it->second]["prefix"].as<std::string>()));
-      const int forms = (r["group"] ? 1 : 0) + (r["port"] && !r["via"] ? 1 : 0) + (r["nexthops"] ? 1 : 0) + (r["via"] ? 1 : 0);
-      if (forms != 1) rd.fail(r, rp, "give exactly one of: group, port (+ mac), nexthops, via");
+      const int forms = (r["group"] ? 1 : 0) + (r["port"] && !r["via"] ? 1 : 0) + (r["nexthops"] ? 1 : 0) + (r["via"] ? 1 : 0) +
+                        (r["drop"] ? 1 : 0);
+      if (forms != 1) rd.fail(r, rp, "give exactly one of: group, port (+ mac), nexthops, via, drop");
+      if (r["drop"] && !rd.boolean(r["drop"], rp + ".drop"))
+        rd.fail(r["drop"], rp + ".drop", "only drop: true is meaningful (a blackhole route); leave it out otherwise");
       if (r["via"] && r["mac"]) rd.fail(r["mac"], rp + ".mac", "a next hop by IP has its MAC found by ARP / neighbour discovery");
       if (r["group"]) {
         const std::string g = rd.str(r["group"], rp + ".group");
@@ -313,7 +316,9 @@ SwitchConfig load_root(const YAML::Node& root, const std::string& source, bool f
         // The route's own group, named after its prefix (no named group may take such a name).
         GroupSpec g;
         g.name = kRouteGroupPrefix + key;
-        if (r["via"]) {
+        if (r["drop"]) {
+          g.drop = true;
+        } else if (r["via"]) {
           g.members.push_back(read_via_member(rd, r["via"], r["port"], rp + ".via", rp + ".port", port_index, cfg));
         } else if (r["port"]) {
           g.members.push_back(member(r, rp, true));

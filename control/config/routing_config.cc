@@ -30,7 +30,7 @@ GroupMemberSpec read_member(const ConfigReader& rd, const YAML::Node& m, const s
 
 GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::string& gp,
                      const std::map<std::string, uint16_t>& ports) {
-  rd.keys(g, gp, {"name", "policy", "policy_by_tc", "table_size", "members"});
+  rd.keys(g, gp, {"name", "policy", "policy_by_tc", "table_size", "members", "drop"});
   GroupSpec spec;
   if (!g["name"]) rd.fail(g, gp + ".name", "missing");
   spec.name = rd.str(g["name"], gp + ".name");
@@ -38,6 +38,13 @@ GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::str
     rd.fail(g["name"], gp + ".name",
             fmt::format("'{}': names starting with '{}' are reserved for the groups routes make for themselves (port + mac, nexthops)",
                         spec.name, kRouteGroupPrefix));
+  if (auto d = g["drop"]) {
+    if (!rd.boolean(d, gp + ".drop")) rd.fail(d, gp + ".drop", "only drop: true is meaningful (a blackhole); leave it out otherwise");
+    for (const char* k : {"members", "policy", "policy_by_tc", "table_size"})
+      if (g[k]) rd.fail(g[k], gp + "." + k, "a drop group (a blackhole) has no members and no policy");
+    spec.drop = true;
+    return spec;
+  }
   if (auto x = g["policy"]) spec.policy = read_policy(rd, x, gp + ".policy");
   if (auto x = g["policy_by_tc"]) read_policy_by_tc(rd, x, gp + ".policy_by_tc", spec);
   if (auto x = g["table_size"]) {

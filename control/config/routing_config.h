@@ -26,8 +26,9 @@ inline constexpr const char* kRouteGroupPrefix = "route:";
 GroupMemberSpec read_member(const ConfigReader& rd, const YAML::Node& m, const std::string& path,
                             const std::map<std::string, uint16_t>& ports, bool inline_in_route = false);
 // A next-hop group: name, policy, policy_by_tc, table_size, members (checked: at least one,
-// at most kMaxGroupMembers, total weight within the table). A name starting with
-// kRouteGroupPrefix is refused: those are the groups routes make for themselves.
+// at most kMaxGroupMembers, total weight within the table), or name and `drop: true` alone (a
+// blackhole). A name starting with kRouteGroupPrefix is refused: those are the groups routes
+// make for themselves.
 GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::string& path,
                      const std::map<std::string, uint16_t>& ports);
 PolicySpec read_policy(const ConfigReader& rd, const YAML::Node& n, const std::string& path);

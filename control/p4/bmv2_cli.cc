@@ -29,6 +29,15 @@ GroupSpec spec_of(const std::string& name, const std::vector<std::pair<uint16_t,
   return g;
 }
 
+// A member's own group (a route to that member alone): its next hop, or a blackhole.
+GroupSpec member_spec(const std::string& name, const Bmv2Cli::Member& m) {
+  if (!m.drop) return spec_of(name, {{m.port, m.mac}});
+  GroupSpec g;
+  g.name = name;
+  g.drop = true;
+  return g;
+}
+
 }  // namespace
 
 std::string Bmv2Cli::selector_of(const std::string& name, bool is_table) const {
@@ -47,7 +56,10 @@ std::string Bmv2Cli::selector_of(const std::string& name, bool is_table) const {
 Bmv2Cli::Member Bmv2Cli::member_params(const std::string& action, const std::vector<std::string>& args) const {
   const p4::ActionDef* a = p4::registry().action(action);
   if (!a) throw OpError{"", fmt::format("no action '{}'", action)};
-  if (action == "drop") throw OpError{"", "a drop() member (a blackhole route) is not supported by roceswitch yet"};
+  if (action == "drop") {
+    if (!args.empty()) throw OpError{"", fmt::format("drop takes no parameters, got {}", args.size())};
+    return Member{.drop = true};
+  }
   if (action != "set_nexthop") throw OpError{"", fmt::format("action '{}' is not a member action of nexthop_selector", action)};
   if (args.size() != a->params.size())
     throw OpError{"", fmt::format("{} takes {} parameters, got {}", action, a->params.size(), args.size())};
@@ -80,7 +92,10 @@ RouteSpec Bmv2Cli::match_key(const std::string& table, const std::string& key) c
 void Bmv2Cli::sync_group(uint32_t grp) {
   const std::string name = group_name(grp);
   std::vector<std::pair<uint16_t, rte_ether_addr>> ms;
-  for (uint32_t m : s_.groups[grp]) ms.emplace_back(s_.members[m].port, s_.members[m].mac);
+  for (uint32_t m : s_.groups[grp]) {
+    if (s_.members[m].drop) throw OpError{"", fmt::format("member {} is drop(): a selector group's members forward (a route to the member itself is a blackhole)", m)};
+    ms.emplace_back(s_.members[m].port, s_.members[m].mac);
+  }
   const auto id = st_.group_id(name);
   if (ms.empty()) {
     if (id && st_.route_refs(*id)) throw OpError{"", fmt::format("group {} would be empty while {} route(s) use it", grp, st_.route_refs(*id))};
@@ -100,7 +115,7 @@ void Bmv2Cli::sync_group(uint32_t grp) {
 
 std::string Bmv2Cli::member_group(uint32_t mbr) {
   const std::string name = member_name(mbr);
-  if (!st_.group_id(name)) st_.group_add(0, spec_of(name, {{s_.members[mbr].port, s_.members[mbr].mac}}));
+  if (!st_.group_id(name)) st_.group_add(0, member_spec(name, s_.members[mbr]));
   return name;
 }
 
@@ -108,8 +123,8 @@ void Bmv2Cli::sync_member(uint32_t mbr) {
   for (auto& [g, ms] : s_.groups)
     if (std::find(ms.begin(), ms.end(), mbr) != ms.end()) sync_group(g);
   if (const auto id = st_.group_id(member_name(mbr))) {
-    GroupSpec g = *st_.group(*id);
-    g.members = {static_member(s_.members[mbr].port, s_.members[mbr].mac)};
+    GroupSpec g = member_spec(member_name(mbr), s_.members[mbr]);
+    if (!g.drop && !st_.group(*id)->drop) g.policy = st_.group(*id)->policy;  // a policy set by group.set stays
     st_.group_set(0, std::move(g));
   }
 }
@@ -298,7 +313,7 @@ std::vector<std::string> Bmv2Cli::command(const std::vector<std::string>& t) {
     for (auto& [h, m] : s_.members) {
       char mac[RTE_ETHER_ADDR_FMT_SIZE];
       rte_ether_format_addr(mac, sizeof mac, &m.mac);
-      out.push_back(fmt::format("Dumping member {}: set_nexthop - {}, {}", h, m.port, mac));
+      out.push_back(m.drop ? fmt::format("Dumping member {}: drop - ", h) : fmt::format("Dumping member {}: set_nexthop - {}, {}", h, m.port, mac));
     }
     out.push_back("GROUPS");
     for (auto& [h, ms] : s_.groups) {

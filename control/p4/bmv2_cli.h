@@ -9,8 +9,9 @@
 // routing policy is ecmp, and can be changed like any group's); a route to a single member
 // goes through a one-member group p4_member_<handle>. Handles are the switch's, as BMv2's are.
 // Where roceswitch differs: a group is never left empty while a route names it (BMv2 would
-// drop those packets as bad_next_hop; roceswitch refuses), and a member cannot be the drop()
-// action (a blackhole route) yet. A mirror session (mirroring_add <id> <port>) is the running
+// drop those packets as bad_next_hop; roceswitch refuses), and a drop() member (a blackhole:
+// its p4_member_<handle> group drops) may not join a selector group (BMv2 would drop the flows
+// hashed to it; roceswitch's groups only forward). A mirror session (mirroring_add <id> <port>) is the running
 // state's p4_session_<id>; a mirror_ingress / mirror_egress entry adds its port to the
 // session's rx or tx ports, so a session must exist before an entry names it. Run inside the caller's transaction: the whole script
 // applies or nothing does.
@@ -32,11 +33,13 @@ class Bmv2Cli {
   // OpError{"line N", "command: reason"} on the first bad line.
   std::vector<std::string> run(const std::vector<std::string>& lines);
 
- private:
   struct Member {
     uint16_t port = 0;
     rte_ether_addr mac{};
+    bool drop = false;  // the drop() action: a route to this member is a blackhole
   };
+
+ private:
   struct State {
     std::map<uint32_t, Member> members;
     std::map<uint32_t, std::vector<uint32_t>> groups;  // handle -> member handles

@@ -51,10 +51,10 @@ struct Op {
   const char* help;
 };
 constexpr Op kOps[] = {
-    {"route.add", true, "prefix, and group (a group's name), or port + mac (one next hop), or nexthops [{port, mac, weight}]; [replace]: route a prefix (IPv4 or IPv6, /0 allowed), as routes[] in the config"},
+    {"route.add", true, "prefix, and group (a group's name), or port + mac (one next hop), or nexthops [{port, mac, weight}], or drop: true (a blackhole); [replace]: route a prefix (IPv4 or IPv6, /0 allowed), as routes[] in the config"},
     {"route.del", true, "prefix: remove a route"},
-    {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size]: a next-hop group, as in nexthop_groups[]"},
-    {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
+    {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size], or name and drop: true (a blackhole): a next-hop group, as in nexthop_groups[]"},
+    {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size, drop: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
     {"group.del", true, "name: delete a group no route uses"},
     {"port.set", true, "port, and any of admin (up|down), speed_gbps, queues {limit_packets, limit_bytes, scheduler, weights}, cable_length_m, mac: a port's state and settings, as ports[] in the config (queues merges into the port's)"},
     {"buffer.set", true, "any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, load_view (or yaml: those sections as YAML text, with ports [{name, speed_gbps, cable_length_m, queues}] as buffer.get writes them): the lossless settings, as in the config, merged into the running ones (RFC 7386: a map merges, null removes a key); which PGs are lossless and the cell size stay"},
@@ -142,17 +142,21 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     return n[key];
   };
   if (op == "route.add" || op == "route.del") {
-    rd.keys(n, "", {"op", "prefix", "group", "port", "mac", "nexthops", "replace"});
+    rd.keys(n, "", {"op", "prefix", "group", "port", "mac", "nexthops", "drop", "replace"});
     const RouteSpec r = rd.route_prefix(need("prefix"), "prefix");
     if (op == "route.del") {
       rd.keys(n, "", {"op", "prefix"});
       return state_.route_del(index, r);
     }
     const bool replace = n["replace"] ? rd.boolean(n["replace"], "replace") : false;
-    // The config's three forms: a group by name, one next hop (port + mac), or several.
-    const int forms = (n["group"] ? 1 : 0) + (n["port"] ? 1 : 0) + (n["nexthops"] ? 1 : 0);
-    if (forms != 1) throw OpError{"", "give exactly one of: group, port (+ mac), nexthops"};
+    // The config's forms: a group by name, one next hop (port + mac), several, or a blackhole.
+    const int forms = (n["group"] ? 1 : 0) + (n["port"] ? 1 : 0) + (n["nexthops"] ? 1 : 0) + (n["drop"] ? 1 : 0);
+    if (forms != 1) throw OpError{"", "give exactly one of: group, port (+ mac), nexthops, drop"};
     if (n["group"]) return state_.route_add(index, r, rd.str(n["group"], "group"), replace);
+    if (n["drop"]) {
+      if (!rd.boolean(n["drop"], "drop")) throw OpError{"drop", "only drop: true is meaningful (a blackhole route); leave it out otherwise"};
+      return state_.route_add_own(index, r, {}, replace, true);
+    }
     std::vector<GroupMemberSpec> members;
     if (n["port"]) {
       members.push_back(read_member(rd, n, "", ports, true));
@@ -171,13 +175,28 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     return state_.group_add(index, read_group(rd, g, "", ports));
   }
   if (op == "group.set") {
-    rd.keys(n, "", {"op", "name", "members", "policy", "policy_by_tc", "table_size"});
+    rd.keys(n, "", {"op", "name", "members", "policy", "policy_by_tc", "table_size", "drop"});
     const std::string name = rd.str(need("name"), "name");
     if (name.starts_with(kRouteGroupPrefix))
       throw OpError{"name", fmt::format("'{}' is a route's own group: it changes with its route (route.add with replace)", name)};
     const auto id = state_.group_id(name);
     if (!id) throw OpError{"name", fmt::format("no group '{}'", name)};
     GroupSpec g = *state_.group(*id);
+    // drop: true makes the group a blackhole (nothing else may be given); drop: false makes a
+    // blackhole forward again, to the members given with it.
+    if (auto d = n["drop"]) {
+      g.drop = rd.boolean(d, "drop");
+      if (g.drop) {
+        for (const char* k : {"members", "policy", "policy_by_tc", "table_size"})
+          if (n[k]) throw OpError{k, "a drop group (a blackhole) has no members and no policy"};
+        GroupSpec blank;
+        g.members.clear(), g.policy = blank.policy, g.policy_by_tc = {}, g.table_size = blank.table_size;
+        return state_.group_set(index, std::move(g));
+      }
+      if (!n["members"]) throw OpError{"members", "missing: a group that stops dropping needs its members"};
+    } else if (g.drop && (n["members"] || n["policy"] || n["policy_by_tc"] || n["table_size"])) {
+      throw OpError{"drop", fmt::format("'{}' is a drop group (a blackhole): give drop: false with its members", name)};
+    }
     if (auto x = n["policy"]) {
       if (x.IsMap() && !x["name"]) {
         // Parameters alone: they change the group's current policy, the others stay.

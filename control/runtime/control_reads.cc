@@ -62,8 +62,10 @@ json group_json(const RunningState& st, uint32_t id) {
   json by_tc = json::object();
   for (int tc = 0; tc < 8; ++tc)
     if (g.policy_by_tc[tc]) by_tc[std::to_string(tc)] = policy_json(*g.policy_by_tc[tc]);
-  return json{{"name", g.name},       {"id", id},          {"policy", policy_json(g.policy)}, {"policy_by_tc", by_tc},
-              {"table_size", g.table_size}, {"members", members}, {"routes", st.route_refs(id)}};
+  json out{{"name", g.name},       {"id", id},          {"policy", policy_json(g.policy)}, {"policy_by_tc", by_tc},
+           {"table_size", g.table_size}, {"members", members}, {"routes", st.route_refs(id)}};
+  if (g.drop) out["drop"] = true;
+  return out;
 }
 
 json read_state(const RunningState& st, const std::string& op, const json& args) {
@@ -89,7 +91,11 @@ json read_state(const RunningState& st, const std::string& op, const json& args)
         if (it->first.depth < filter->depth) continue;  // a shorter prefix at the same address
       }
       ++total;
-      if (routes.size() < limit) routes.push_back({{"prefix", format_prefix(it->first)}, {"group", st.group(it->second)->name}});
+      if (routes.size() >= limit) continue;
+      const GroupSpec& g = *st.group(it->second);
+      json e{{"prefix", format_prefix(it->first)}, {"group", g.name}};
+      if (g.drop) e["drop"] = true;
+      routes.push_back(std::move(e));
     }
     return json{{"routes", routes}, {"total", total}, {"truncated", total > routes.size()}};
   }

@@ -117,12 +117,14 @@ void RunningState::drop_own_group(std::size_t op, uint32_t gid, const RouteKey& 
   if (groups_[gid] && groups_[gid]->name == own_name(k) && refs_[gid] == 0) group_del(op, own_name(k));
 }
 
-void RunningState::route_add_own(std::size_t op, const RouteSpec& r, std::vector<GroupMemberSpec> own_members, bool replace) {
+void RunningState::route_add_own(std::size_t op, const RouteSpec& r, std::vector<GroupMemberSpec> own_members, bool replace,
+                                 bool drop) {
   require_txn();
   const RouteKey k = route_key(r);
   GroupSpec g;
   g.name = own_name(k);
   g.members = std::move(own_members);
+  g.drop = drop;
   uint32_t w = 0;
   for (auto& m : g.members) w += m.weight;
   while (g.table_size < w) g.table_size <<= 1;

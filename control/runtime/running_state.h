@@ -65,7 +65,8 @@ class RunningState {
   // port + mac and nexthops forms make): own_members gives the latter, created or changed with
   // the route. A route's own group goes when its route goes or names another group.
   void route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace);
-  void route_add_own(std::size_t op, const RouteSpec& r, std::vector<GroupMemberSpec> own_members, bool replace);
+  // A route's own group: its members, or none and `drop` (a blackhole route).
+  void route_add_own(std::size_t op, const RouteSpec& r, std::vector<GroupMemberSpec> own_members, bool replace, bool drop = false);
   void route_del(std::size_t op, const RouteSpec& r);
   void group_add(std::size_t op, GroupSpec g);
   void group_set(std::size_t op, GroupSpec g);  // replaces the group of that name, id kept

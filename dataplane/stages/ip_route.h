@@ -39,13 +39,14 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
   enum Next : uint8_t { Rewrite, Select, Local };
   static constexpr std::array<std::string_view, 3> kNext = {"rewrite", "select", "local"};
   static constexpr uint8_t kChainEdge = Rewrite;
-  enum Ctr : uint8_t { Hit, Miss, TtlExpired, Inline, ToSelect, BadNexthop, MemberDown, ToLocal };
+  enum Ctr : uint8_t { Hit, Miss, TtlExpired, Inline, ToSelect, BadNexthop, MemberDown, ToLocal, Blackhole };
   // member_down: packets whose table member's port was down, left to their policy (counted in
   // to_select too). to_local: routed to the control plane (the switch's addresses, next hops
   // being resolved); expired and missed packets it answers are counted as expired and missed.
-  static constexpr std::array<std::string_view, 8> kCounters = {"hit",         "miss",      kIpv6 ? "hop_limit_expired" : "ttl_expired",
+  // blackhole: hits of a drop route (dropped as no_route, as the P4's drop() action does).
+  static constexpr std::array<std::string_view, 9> kCounters = {"hit",         "miss",      kIpv6 ? "hop_limit_expired" : "ttl_expired",
                                                                 "member_inline", "to_select", "bad_nexthop",
-                                                                "member_down", "to_local"};
+                                                                "member_down", "to_local",  "blackhole"};
 
   explicit IpRoute(const StageEnv&) {}
 
@@ -56,7 +57,7 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
     uint32_t num_nexthops;
     uint16_t num_ports;
     uint64_t up;  // link state, one bit a port (LoadView)
-    uint32_t miss = 0, ttl = 0, to_select = 0, bad = 0, down = 0, local = 0;
+    uint32_t miss = 0, ttl = 0, to_select = 0, bad = 0, down = 0, local = 0, blackhole = 0;
   };
   Pass begin(const WorkerContext& ctx) const {
     return Pass{ctx.fib, ctx.fib->group_table(), ctx.fib->nexthop_table(), static_cast<uint32_t>(ctx.fib->num_nexthops()),
@@ -101,6 +102,10 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
         }
       } else if (g.punt != PuntReason::None) [[unlikely]] {
         e = to_local(pm, g.punt, ctx, t);
+      } else if (g.drop) [[unlikely]] {
+        pm.drop_reason = DropReason::NoRoute;
+        e = kNextDrop;
+        ++t.blackhole;
       } else {
         e = Select;
         ++t.to_select;
@@ -111,11 +116,13 @@ class IpRoute final : public StepStage<IpRoute<kIpv6, kInline>> {
   }
   void publish_tally(const Pass& t, uint16_t n, Counter* ctr) const {
     const uint32_t routed = n - t.miss - t.ttl;
-    const uint32_t v[kCounters.size()] = {routed, t.miss, t.ttl, routed - t.to_select - t.bad - t.local, t.to_select, t.bad, t.down, t.local};
+    const uint32_t v[kCounters.size()] = {routed,     t.miss, t.ttl,   routed - t.to_select - t.bad - t.local - t.blackhole,
+                                          t.to_select, t.bad, t.down, t.local,
+                                          t.blackhole};
     add_tallies(ctr, v);
   }
   static uint8_t whole(const Pass& t, uint16_t n) {
-    if (t.miss + t.ttl + t.bad + t.to_select + t.local == 0) return Rewrite;
+    if (t.miss + t.ttl + t.bad + t.to_select + t.local + t.blackhole == 0) return Rewrite;
     return t.to_select == n ? uint8_t{Select} : kNextMixed;
   }
   std::string format_trace(const TraceRecord& r) const override;

@@ -82,6 +82,11 @@ std::shared_ptr<FibGroups> build_groups(const std::vector<GroupSlot>& slots, std
     }
     const GroupSpec& g = *s.spec;
     ng.name = g.name;
+    if (g.drop) {
+      ng.drop = true;
+      out->groups.push_back(std::move(ng));
+      continue;
+    }
     ng.choices = {resolve_policy(g.policy, fmt::format("group '{}'", g.name))};
     for (uint8_t tc = 0; tc < 8; ++tc) {
       if (!g.policy_by_tc[tc]) continue;

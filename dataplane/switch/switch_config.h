@@ -144,6 +144,9 @@ struct GroupSpec {
   std::array<std::optional<PolicySpec>, 8> policy_by_tc;  // a class's own policy, if any
   uint32_t table_size = 64;
   std::vector<GroupMemberSpec> members;
+  // A blackhole (the P4 program's drop() action as a route's entry): no members and no policy;
+  // what its routes match is dropped as no_route, as a route's miss is.
+  bool drop = false;
   // A group changed at run time starts its redirection table from the one the switch has for
   // it, so flows of members it keeps stay where they were (Fib::rebalance_table). A new group
   // starts from the group named here, if any: the one its routes move from.

@@ -127,6 +127,11 @@ uint32_t Fib::add_group(NextHopGroup g) {
 }
 
 void Fib::complete_group(NextHopGroup& g, std::size_t nexthops) {
+  if (g.drop) {  // a blackhole: nothing to choose from, no policy
+    if (!g.members.empty() || !g.choices.empty()) throw std::runtime_error(fmt::format("group '{}': a drop group with members or a policy", g.name));
+    g.table.clear(), g.mask = 0, g.inline_member = false;
+    return;
+  }
   if (g.members.empty()) throw std::runtime_error(fmt::format("group '{}' has no members", g.name));
   for (uint32_t m : g.members)
     if (m >= nexthops) throw std::runtime_error(fmt::format("group '{}': bad next hop {}", g.name, m));

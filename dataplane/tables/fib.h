@@ -54,6 +54,8 @@ struct NextHopGroup {
   // subnet, or next hops none of which is resolved yet): no members and no policy, its packets
   // take the route stages' `local` edge.
   PuntReason punt = PuntReason::None;
+  // A blackhole (GroupSpec::drop): no members and no policy; the route stages drop its packets.
+  bool drop = false;
   uint32_t mask = 0;               // table.size() - 1; the table size is a power of two
   std::vector<uint32_t> members;   // next-hop indices
   std::vector<uint32_t> table;     // redirection table: hash slot -> next-hop index

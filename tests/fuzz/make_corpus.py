@@ -360,6 +360,8 @@ CONTROL = {
     'buffer_yaml': {'id': 16, 'op': 'buffer.set', 'yaml': 'pfcwd: {detection_time: 200}\nports: [{name: h2, speed_gbps: 7}]\n'},
     'trace': {'id': 12, 'op': 'trace.start', 'count': 2},
     'dump': {'id': 13, 'op': 'config.dump'},
+    'blackhole': {'id': 17, 'ops': [{'op': 'route.add', 'prefix': '10.0.1.0/24', 'drop': True, 'replace': True},
+                                    {'op': 'group.set', 'name': 'to_h2', 'drop': True}]},
 }
 
 BMV2 = {
@@ -371,6 +373,10 @@ act_prof_add_member_to_group nexthop_selector 1 0
 table_indirect_add_with_group ipv4_lpm 10.1.0.0/16 => 0
 table_indirect_add ipv6_lpm 2001:db8::/32 => 1
 table_dump ipv4_lpm
+""",
+    'blackhole': """act_prof_create_member nexthop_selector drop
+table_indirect_add ipv4_lpm 10.9.0.0/16 => 0
+act_prof_dump nexthop_selector
 """,
     'qos': """table_set_default dscp_to_tc set_tc 1
 table_add dscp_to_tc set_tc 26 => 3
@@ -396,10 +402,10 @@ set_queue_rate 100000 2
 WORDS = {
     'config': ['switch', 'workers', 'qos', 'dscp_to_tc', 'pfc_enable', 'tc_to_pg', 'ports', 'name', 'devargs',
                'speed_gbps', 'host', 'flows', 'nexthop_groups', 'members', 'policy', 'policy_by_tc', 'routes',
-               'prefix', 'nexthops', 'buffer', 'wred_profiles', 'queue_wred', 'pfcwd', 'load_view', 'link_events',
+               'prefix', 'nexthops', 'drop', 'buffer', 'wred_profiles', 'queue_wred', 'pfcwd', 'load_view', 'link_events',
                'limits', 'mirror_sessions', 'rx_ports', 'tx_ports', 'truncate', 'dst_port', 'pipeline', 'faults',
                'corrupt_offset', 'duplicate', 'jitter_us', 'stuck', ': ', '- ', '{', '}'],
-    'control': ['"op"', '"ops"', '"id"', 'route.add', 'route.del', 'group.add', 'group.set', 'group.del', 'port.set',
+    'control': ['"op"', '"ops"', '"id"', '"drop"', 'route.add', 'route.del', 'group.add', 'group.set', 'group.del', 'port.set',
                 'qos.set', 'mirror.set', 'mirror.del', 'p4.cli', 'buffer.set', 'buffer.get', 'speed_gbps', 'queues',
                 'limit_packets', 'wred_profiles', 'queue_wred', 'pfcwd', 'pfc_quanta', 'yaml', 'route.list', 'config.dump', 'state.hash',
                 '"prefix"', '"group"', '"members"', '"port"', '"mac"', '"weight"', '"policy"', '"nexthops"',

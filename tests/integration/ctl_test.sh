@@ -122,6 +122,13 @@ ok group list route:10.11.0.0/16 --json
 jtrue "[(m['port'], m['weight']) for m in j[0]['members']] == [('h1', 1), ('h2', 3)]" "route add nexthops: its own group"
 ok route add 10.11.0.0/16 group spine --replace
 fails 1 "^roceswitch-ctl: name: no group 'route:10\.11\.0\.0/16'" group list route:10.11.0.0/16
+# A blackhole: `drop`, shown as such; nothing may follow it, and the other forms need their target.
+ok route add 10.12.0.0/16 drop
+ok route list 10.12.0.0/16
+has '^10\.12\.0\.0/16 +drop$' "route add drop: listed as drop"
+fails 2 "drop takes nothing after it" route add 10.13.0.0/16 drop spine
+fails 2 "drop takes nothing after it" route add 10.13.0.0/16 group
+ok route del 10.12.0.0/16
 ok route del 10.11.0.0/16
 ok route del 10.9.0.0/16
 ok route list 10.9.0.0/16 --json

@@ -43,7 +43,17 @@ uint32_t TestWorld::route_group(const std::string& prefix, const std::vector<std
   g.choices = {resolve_policy(policy, "test group " + prefix)};
   for (auto& [port, m] : members) g.members.push_back(fib->add_nexthop({port, mac(m)}));
   g.table = Fib::build_table(g.members, table_size);
-  const uint32_t gid = fib->add_group(std::move(g));
+  return route_to(prefix, fib->add_group(std::move(g)));
+}
+
+uint32_t TestWorld::blackhole(const std::string& prefix) {
+  NextHopGroup g;
+  g.name = prefix;
+  g.drop = true;
+  return route_to(prefix, fib->add_group(std::move(g)));
+}
+
+uint32_t TestWorld::route_to(const std::string& prefix, uint32_t gid) {
   RouteSpec r;
   const auto slash = prefix.find('/');
   const std::string addr = prefix.substr(0, slash);

@@ -30,6 +30,8 @@ class TestWorld {
   // The same with a policy and its parameters (as a config gives them).
   uint32_t route_group(const std::string& prefix, const std::vector<std::pair<uint16_t, std::string>>& members,
                        const PolicySpec& policy, uint32_t table_size = 64);
+  // Adds a route to a drop group (a blackhole); returns the group id.
+  uint32_t blackhole(const std::string& prefix);
 
   std::unique_ptr<Fib> fib = std::make_unique<Fib>();
   rte_ether_addr port_mac[kMaxPorts]{};
@@ -38,6 +40,9 @@ class TestWorld {
   LoadView load;
   std::unique_ptr<NexthopCounters[]> nexthop_counters = std::make_unique<NexthopCounters[]>(kMaxNexthops);
   WorkerContext ctx;
+
+ private:
+  uint32_t route_to(const std::string& prefix, uint32_t gid);
 };
 
 // Owns the packets a stage emitted; frees them when it goes out of scope.

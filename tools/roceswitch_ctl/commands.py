@@ -57,14 +57,21 @@ class Cmd:
         return 0
 
 
+def route_fields(a):
+    if (a.via == 'drop') != (a.target is None):
+        raise UsageError("route add PREFIX group NAME | nexthops PORT=MAC,... | drop (drop takes nothing after it)")
+    target = {'group': lambda t: {'group': t}, 'nexthops': lambda t: {'nexthops': nexthops_arg(t)},
+              'drop': lambda t: {'drop': True}}[a.via](a.target)
+    return opt(prefix=a.prefix, replace=a.replace or None, **target)
+
+
 COMMANDS = [
-    Cmd('route add', 'route a prefix to a next-hop group, or to next hops of its own', 'route.add',
+    Cmd('route add', 'route a prefix to a next-hop group, to next hops of its own, or drop it (a blackhole)', 'route.add',
         [A('prefix', help='IPv4 or IPv6 prefix, e.g. 10.1.0.0/16'),
-         A('via', choices=['group', 'nexthops'], metavar='group|nexthops',
-           help="'group NAME', or 'nexthops PORT=MAC[*WEIGHT],...' (the route's own group)"),
-         A('target', metavar='NAME|PORT=MAC,...'), A('--replace', action='store_true', help='replace an existing route')],
-        lambda a: opt(prefix=a.prefix, replace=a.replace or None,
-                      **({'group': a.target} if a.via == 'group' else {'nexthops': nexthops_arg(a.target)}))),
+         A('via', choices=['group', 'nexthops', 'drop'], metavar='group|nexthops|drop',
+           help="'group NAME', 'nexthops PORT=MAC[*WEIGHT],...' (the route's own group), or 'drop'"),
+         A('target', nargs='?', metavar='NAME|PORT=MAC,...'), A('--replace', action='store_true', help='replace an existing route')],
+        route_fields),
     Cmd('route del', 'remove a route', 'route.del', [A('prefix')], lambda a: {'prefix': a.prefix}),
     Cmd('route list', 'routes inside a prefix (all by default)', 'route.list',
         [A('prefix', nargs='?'), A('--limit', type=int, metavar='N', help='at most N (the switch: 10000)')],

@@ -50,7 +50,7 @@ def group_policy_text(g, params=True):
 
 def show_routes(r, a):
     if r['routes']:
-        table(['prefix', 'group'], [[x['prefix'], x['group']] for x in r['routes']])
+        table(['prefix', 'group'], [[x['prefix'], 'drop' if x.get('drop') else x['group']] for x in r['routes']])
     line = f"{r['total']} route{'' if r['total'] == 1 else 's'}"
     print(line + (f" (first {len(r['routes'])} shown)" if r['truncated'] else ''))
 
@@ -60,7 +60,8 @@ def show_groups(r, a):
         return print('\n'.join(g['name'] for g in r))
     # Every parameter is listed (defaults too): in the table for one group only.
     table(['name', 'policy', 'members', 'table', 'routes'],
-          [[g['name'], group_policy_text(g, params=bool(a.name)), ','.join(f"{m['port']}*{m['weight']}" for m in g['members']),
+          [[g['name'], '-' if g.get('drop') else group_policy_text(g, params=bool(a.name)),
+            'drop' if g.get('drop') else ','.join(f"{m['port']}*{m['weight']}" for m in g['members']),
             g['table_size'], g['routes']] for g in r])
 
 

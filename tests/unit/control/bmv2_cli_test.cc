@@ -99,7 +99,7 @@ TEST(Bmv2Cli, BadLineIsNamedAndTheWholeScriptChangesNothing) {
       {"act_prof_create_member nexthop_selector set_nexthop 1", "takes 2 parameters"},
       {"act_prof_create_member nexthop_selector teleport 1 2", "no action 'teleport'"},
       {"act_prof_create_member nope set_nexthop 1 02:00:00:00:aa:02", "no action profile 'nope'"},
-      {"act_prof_create_member nexthop_selector drop", "not supported"},
+      {"act_prof_create_member nexthop_selector drop 1", "drop takes no parameters"},
       {"table_indirect_add_with_group ipv4_lpm 10.0.9.0/24 => 7", "no group 7"},
       {"table_indirect_add_with_group ipv6_lpm 10.0.9.0/24 => 0", "not a 128-bit address"},
       {"table_indirect_add ipv4_lpm 10.0.9.0/24 0", "usage"},

@@ -37,6 +37,28 @@ routes:
   EXPECT_THAT(d, testing::Not(testing::HasSubstr("name: \"route:")));
 }
 
+// Blackholes: a route's own (`drop: true`) and a named drop group come back as written.
+TEST(ConfigDump, BlackholesRoundTrip) {
+  const std::string y = R"(
+ports:
+  - {name: a, host: {ip: 10.0.0.2, mac: "02:00:00:00:00:aa"}}
+nexthop_groups:
+  - {name: hole, drop: true}
+routes:
+  - {prefix: 10.8.0.0/16, group: hole}
+  - {prefix: 10.9.0.0/16, drop: true}
+  - {prefix: "2001:db8::/32", drop: true}
+)";
+  const SwitchConfig c = load_config_text(y, "hole.yaml");
+  ASSERT_EQ(c.groups.size(), 3u);
+  EXPECT_TRUE(c.groups[0].drop && c.groups[1].drop && c.groups[2].drop);
+  EXPECT_TRUE(c.groups[1].members.empty());
+  const std::string d = round_trip(c, "blackholes");
+  EXPECT_THAT(d, testing::HasSubstr("{name: hole, drop: true}"));
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: 10.9.0.0/16, drop: true}"));
+  EXPECT_THAT(d, testing::HasSubstr("{prefix: \"2001:db8::/32\", drop: true}"));
+}
+
 // Router interfaces: the addresses (one or a list, both families), next hops by IP, CoPP and
 // neighbour settings come back; the routes the addresses make are not written (the loader
 // makes them again), and neither is a resolved neighbour's host route.

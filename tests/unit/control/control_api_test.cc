@@ -19,13 +19,6 @@ using nlohmann::json;
 
 constexpr uint32_t kQpA = 0x100;
 
-// Hosts h0..h3 (10.0.h.2 behind port h, groups to_h0..to_h3, routes 10.0.h.0/24).
-SwitchConfig four_hosts() {
-  SwitchConfig cfg;
-  for (int h = 0; h < 4; ++h) add_host_port(cfg, 10, QueueLimits{});
-  return cfg;
-}
-
 using Rig = ControlRig;
 
 TEST(ControlApi, RouteAddListDeleteAndTrafficFollows) {

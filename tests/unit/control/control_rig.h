@@ -13,6 +13,13 @@
 
 namespace rs::test {
 
+// Hosts h0..h3 (10.0.h.2 behind port h, groups to_h0..to_h3, routes 10.0.h.0/24), no traffic.
+inline SwitchConfig four_hosts() {
+  SwitchConfig cfg;
+  for (int h = 0; h < 4; ++h) add_host_port(cfg, 10, QueueLimits{});
+  return cfg;
+}
+
 struct ControlRig {
   explicit ControlRig(SwitchConfig cfg)
       : sw(cfg, kT0), state(sw), api(state, [this] { step(); }), caps(sw, [this] { return now; }) {

@@ -13,9 +13,8 @@ namespace {
 using nlohmann::json;
 
 // h0 -> h1 at 1 Gb/s; h2, h3 idle.
-SwitchConfig four_hosts() {
-  SwitchConfig cfg;
-  for (int h = 0; h < 4; ++h) add_host_port(cfg, 10, QueueLimits{});
+SwitchConfig h0_to_h1() {
+  SwitchConfig cfg = four_hosts();
   add_host_flow(cfg, 0, 1, 1, 0x100, kPayload);
   return cfg;
 }
@@ -26,7 +25,7 @@ std::string error_of(const json& r) {
 }
 
 TEST(MirrorControl, SetListDeleteAndTrafficFollows) {
-  ControlRig r(four_hosts());
+  ControlRig r(h0_to_h1());
   r.ok({{"op", "mirror.set"}, {"name", "span"}, {"dst_port", "h3"}, {"rx_ports", {"h0"}}, {"truncate", 100}});
   r.run(kMs);
   const json l = r.ok({{"op", "mirror.list"}});
@@ -53,7 +52,7 @@ TEST(MirrorControl, SetListDeleteAndTrafficFollows) {
 }
 
 TEST(MirrorControl, BadSessionsNameTheFieldAndChangeNothing) {
-  ControlRig r(four_hosts());
+  ControlRig r(h0_to_h1());
   r.ok({{"op", "mirror.set"}, {"name", "a"}, {"dst_port", "h3"}, {"rx_ports", {"h0"}}});
   const std::string hash = r.ok({{"op", "state.hash"}})["hash"];
   EXPECT_EQ(error_of(r.call({{"op", "mirror.set"}, {"name", "b"}, {"dst_port", "h9"}})), "dst_port: port 'h9' is referenced but not defined in ports");
@@ -77,7 +76,7 @@ TEST(MirrorControl, BadSessionsNameTheFieldAndChangeNothing) {
 }
 
 TEST(MirrorControl, SessionsOverTheLimitAreRefused) {
-  ControlRig r(four_hosts());
+  ControlRig r(h0_to_h1());
   json ops = json::array();
   for (uint32_t i = 0; i <= ControlLimits{}.mirror_sessions; ++i)
     ops.push_back({{"op", "mirror.set"}, {"name", fmt::format("s{}", i)}, {"dst_port", "h3"}});
@@ -88,7 +87,7 @@ TEST(MirrorControl, SessionsOverTheLimitAreRefused) {
 }
 
 TEST(MirrorControl, Bmv2MirroringAndMirrorTables) {
-  ControlRig r(four_hosts());
+  ControlRig r(h0_to_h1());
   // An entry naming a session that does not exist yet is refused, with its line.
   json resp = r.cli("table_add mirror_ingress mirror_in 0 => 5");
   EXPECT_EQ(error_of(resp), "line 1: table_add: no mirror session 5: mirroring_add it first");
@@ -121,7 +120,7 @@ TEST(MirrorControl, Bmv2MirroringAndMirrorTables) {
 }
 
 TEST(MirrorControl, ConfigDumpRestartsWithTheSessions) {
-  ControlRig r(four_hosts());
+  ControlRig r(h0_to_h1());
   r.ok({{"ops", json::array({{{"op", "mirror.set"}, {"name", "span"}, {"dst_port", "h3"}, {"rx_ports", {"h0"}}, {"tx_ports", {"h1", "h2"}},
                               {"truncate", 64}, {"queue", 2}},
                              {{"op", "mirror.set"}, {"name", "spare"}, {"dst_port", "h2"}}})}});

@@ -291,6 +291,24 @@ TEST(Ipv4Route, InlineNextHopOnMissingPortIsBadNextHop) {
   EXPECT_EQ(h.counter("hit"), 3u);
 }
 
+// A blackhole (the P4's drop() as a route's action) drops what its prefix covers as no_route
+// and counts it apart from a miss; a longer prefix inside it still forwards.
+TEST(Ipv4Route, BlackholeRouteDropsAsNoRouteAndCountsItself) {
+  TestWorld w;
+  w.blackhole("10.0.0.0/8");
+  w.route("10.0.2.0/24", 3, "02:00:00:00:bb:03");
+  StageHarness<Ipv4Route> h{{}, &w};
+  auto out = h.run_mbufs(parsed({to4("10.0.7.1"), to4("10.0.2.1"), to4("11.0.0.1"), to4("10.9.9.9")}));
+  ASSERT_EQ(out.dropped(), 3u);
+  for (auto* m : out[kNextDrop]) EXPECT_EQ(meta(m).drop_reason, DropReason::NoRoute);
+  ASSERT_EQ(out[Ipv4Route::Rewrite].size(), 1u);
+  EXPECT_EQ(meta(out[Ipv4Route::Rewrite][0]).out_port, 3);
+  EXPECT_EQ(h.counter("blackhole"), 2u);
+  EXPECT_EQ(h.counter("miss"), 1u);
+  EXPECT_EQ(h.counter("hit"), 3u);
+  EXPECT_EQ(h.counter("member_inline"), 1u);
+}
+
 TEST(Ipv4Route, TellsThePipelineWhenTheWholeBurstTookOneEdge) {
   TestWorld w;
   w.route("10.0.2.0/24", 3, "02:00:00:00:bb:03");
