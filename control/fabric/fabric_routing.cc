@@ -67,6 +67,7 @@ void FabricRouting::converge() {
         if (!gid) {
           GroupSpec g = before ? *before : any ? *any : GroupSpec{};
           g.origin = GroupOrigin::Config;
+          g.drop = false;  // the members below forward, whatever the group copied was
           // The route's flows on members that stay keep them (resilient, as ECMP on a real
           // switch's group change): from the route's old group, when it had one.
           g.table_from = before ? before->name : "";

@@ -123,8 +123,14 @@ void Bmv2Cli::sync_member(uint32_t mbr) {
   for (auto& [g, ms] : s_.groups)
     if (std::find(ms.begin(), ms.end(), mbr) != ms.end()) sync_group(g);
   if (const auto id = st_.group_id(member_name(mbr))) {
+    const GroupSpec& old = *st_.group(*id);
     GroupSpec g = member_spec(member_name(mbr), s_.members[mbr]);
-    if (!g.drop && !st_.group(*id)->drop) g.policy = st_.group(*id)->policy;  // a policy set by group.set stays
+    if (!g.drop && !old.drop) {  // what group.set gave the member's group stays, as sync_group keeps it
+      g.policy = old.policy;
+      g.policy_by_tc = old.policy_by_tc;
+      g.table_size = std::max(g.table_size, old.table_size);
+      g.table_from = old.table_from;
+    }
     st_.group_set(0, std::move(g));
   }
 }

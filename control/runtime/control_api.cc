@@ -152,6 +152,7 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     // The config's forms: a group by name, one next hop (port + mac), several, or a blackhole.
     const int forms = (n["group"] ? 1 : 0) + (n["port"] ? 1 : 0) + (n["nexthops"] ? 1 : 0) + (n["drop"] ? 1 : 0);
     if (forms != 1) throw OpError{"", "give exactly one of: group, port (+ mac), nexthops, drop"};
+    if (n["mac"] && !n["port"]) throw OpError{"mac", "mac goes with port"};
     if (n["group"]) return state_.route_add(index, r, rd.str(n["group"], "group"), replace);
     if (n["drop"]) {
       if (!rd.boolean(n["drop"], "drop")) throw OpError{"drop", "only drop: true is meaningful (a blackhole route); leave it out otherwise"};

@@ -359,6 +359,8 @@ has 'complete -F _roceswitch_ctl roceswitch-ctl' "completion registered"
 COMP='source "$1"; COMP_WORDS=("$2" --socket "$3" "${@:4}"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _roceswitch_ctl; echo "${COMPREPLY[*]}"'
 [ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" port down '')" = "h0 h1 h2 h3" ] || fail "completion: port names from the switch"
 [ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" route a)" = "add" ] || fail "completion: route a -> add"
+[ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" route add 10.8.0.0/16 '')" = "group nexthops drop" ] || fail "completion: route add PREFIX -> the forms"
+[[ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" route add 10.8.0.0/16 group '')" == *"route:10.0.3.0/24"* ]] || fail "completion: route add PREFIX group -> the switch's groups"
 [ -z "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$T/none.sock" port up '' 2>&1)" ] || fail "completion: not silent without a switch"
 pass "bash completion: loads, completes subcommands and the switch's port names, silent without it"
 

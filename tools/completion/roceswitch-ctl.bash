@@ -55,7 +55,7 @@ _roceswitch_ctl() {
         route)
             case "${pos[1]:-}" in
                 "") list="add del list" ;;
-                add) opts+=" --replace"; case ${#pos[@]} in 3) list="group nexthops drop" ;; 4) [ "${pos[2]}" = group ] && list="$(_roceswitch_ctl_names group)" ;; esac ;;
+                add) opts+=" --replace"; case ${#pos[@]} in 3) list="group nexthops drop" ;; 4) [ "${pos[3]}" = group ] && list="$(_roceswitch_ctl_names group)" ;; esac ;;
                 list) opts+=" --limit --json" ;;
             esac ;;
         group)

@@ -49,6 +49,11 @@ TEST(Blackhole, RouteAddDropThenBackToItsGroup) {
   ControlRig again(load_config_text(yaml, "dump.yaml"));
   EXPECT_EQ(again.ok({{"op", "state.hash"}})["hash"], r.ok({{"op", "state.hash"}})["hash"]) << yaml;
 
+  // A MAC is a next hop's: refused beside drop, as the config refuses it.
+  const json bad = r.call({{"op", "route.add"}, {"prefix", "10.0.5.0/24"}, {"drop", true}, {"mac", "02:00:00:00:aa:01"}});
+  ASSERT_FALSE(bad["ok"].get<bool>());
+  EXPECT_EQ(bad["error"]["field"], "mac") << bad.dump();
+
   r.ok({{"op", "route.add"}, {"prefix", "10.0.1.0/24"}, {"group", "to_h1"}, {"replace", true}});
   w = watch(r);
   EXPECT_TRUE(w.delivered);

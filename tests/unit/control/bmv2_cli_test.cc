@@ -208,5 +208,19 @@ TEST(Bmv2Cli, CountersAndRegisterReadTheDataPlane) {
   EXPECT_EQ(out[4], "pfc_rx_quanta[18]= 0");
 }
 
+// A member's own group keeps what group.set gave it when the member's next hop changes, as a
+// selector group does when its members change.
+TEST(Bmv2Cli, ModifyingAMemberKeepsItsGroupsSettings) {
+  Rig r(empty_switch());
+  ASSERT_TRUE(r.cli("act_prof_create_member nexthop_selector set_nexthop 1 02:00:00:00:aa:01\n"
+                    "table_indirect_add ipv4_lpm 10.0.1.0/24 => 0")["ok"].get<bool>());
+  r.ok({{"op", "group.set"}, {"name", "p4_member_0"}, {"policy_by_tc", {{"3", "spray"}}}, {"table_size", 256}});
+  ASSERT_TRUE(r.cli("act_prof_modify_member nexthop_selector set_nexthop 0 2 02:00:00:00:aa:02")["ok"].get<bool>());
+  const json g = r.ok({{"op", "group.list"}, {"name", "p4_member_0"}})[0];
+  EXPECT_EQ(g["members"][0]["port"], "h2");
+  EXPECT_EQ(g["table_size"], 256);
+  EXPECT_EQ(g["policy_by_tc"]["3"]["name"], "spray") << g.dump();
+}
+
 }  // namespace
 }  // namespace rs::test
