@@ -304,8 +304,7 @@ SwitchConfig load_root(const YAML::Node& root, const std::string& source, bool f
       const int forms = (r["group"] ? 1 : 0) + (r["port"] && !r["via"] ? 1 : 0) + (r["nexthops"] ? 1 : 0) + (r["via"] ? 1 : 0) +
                         (r["drop"] ? 1 : 0);
       if (forms != 1) rd.fail(r, rp, "give exactly one of: group, port (+ mac), nexthops, via, drop");
-      if (r["drop"] && !rd.boolean(r["drop"], rp + ".drop"))
-        rd.fail(r["drop"], rp + ".drop", "only drop: true is meaningful (a blackhole route); leave it out otherwise");
+      if (r["drop"]) read_drop(rd, r["drop"], rp + ".drop");
       if (r["via"] && r["mac"]) rd.fail(r["mac"], rp + ".mac", "a next hop by IP has its MAC found by ARP / neighbour discovery");
       if (r["group"]) {
         const std::string g = rd.str(r["group"], rp + ".group");

@@ -39,11 +39,10 @@ GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::str
             fmt::format("'{}': names starting with '{}' are reserved for the groups routes make for themselves (port + mac, nexthops)",
                         spec.name, kRouteGroupPrefix));
   if (auto d = g["drop"]) {
-    if (!rd.boolean(d, gp + ".drop")) rd.fail(d, gp + ".drop", "only drop: true is meaningful (a blackhole); leave it out otherwise");
-    for (const char* k : {"members", "policy", "policy_by_tc", "table_size"})
+    read_drop(rd, d, gp + ".drop");
+    for (const char* k : kForwardingGroupKeys)
       if (g[k]) rd.fail(g[k], gp + "." + k, "a drop group (a blackhole) has no members and no policy");
-    spec.drop = true;
-    return spec;
+    return drop_group(spec.name);
   }
   if (auto x = g["policy"]) spec.policy = read_policy(rd, x, gp + ".policy");
   if (auto x = g["policy_by_tc"]) read_policy_by_tc(rd, x, gp + ".policy_by_tc", spec);
@@ -62,6 +61,10 @@ GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::str
   for (auto& m : spec.members) total_w += m.weight;
   if (total_w > spec.table_size) rd.fail(g, gp + ".table_size", fmt::format("{} slots cannot hold total weight {}", spec.table_size, total_w));
   return spec;
+}
+
+void read_drop(const ConfigReader& rd, const YAML::Node& d, const std::string& path) {
+  if (!rd.boolean(d, path)) rd.fail(d, path, "only drop: true is meaningful (a blackhole); leave it out otherwise");
 }
 
 PolicySpec read_policy(const ConfigReader& rd, const YAML::Node& n, const std::string& path) {

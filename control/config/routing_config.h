@@ -31,6 +31,10 @@ GroupMemberSpec read_member(const ConfigReader& rd, const YAML::Node& m, const s
 // make for themselves.
 GroupSpec read_group(const ConfigReader& rd, const YAML::Node& g, const std::string& path,
                      const std::map<std::string, uint16_t>& ports);
+// What a group that forwards has and a drop group (a blackhole) may not give.
+inline constexpr const char* kForwardingGroupKeys[] = {"members", "policy", "policy_by_tc", "table_size"};
+// `drop:` of a route or a group: only `true` means something (a blackhole); refused otherwise.
+void read_drop(const ConfigReader& rd, const YAML::Node& d, const std::string& path);
 PolicySpec read_policy(const ConfigReader& rd, const YAML::Node& n, const std::string& path);
 void read_policy_by_tc(const ConfigReader& rd, const YAML::Node& n, const std::string& path, GroupSpec& g);
 void read_load_view(const ConfigReader& rd, const YAML::Node& n, LoadViewConfig& lv);

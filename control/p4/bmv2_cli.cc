@@ -31,11 +31,7 @@ GroupSpec spec_of(const std::string& name, const std::vector<std::pair<uint16_t,
 
 // A member's own group (a route to that member alone): its next hop, or a blackhole.
 GroupSpec member_spec(const std::string& name, const Bmv2Cli::Member& m) {
-  if (!m.drop) return spec_of(name, {{m.port, m.mac}});
-  GroupSpec g;
-  g.name = name;
-  g.drop = true;
-  return g;
+  return m.drop ? drop_group(name) : spec_of(name, {{m.port, m.mac}});
 }
 
 }  // namespace

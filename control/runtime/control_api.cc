@@ -5,6 +5,8 @@
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "control/config/config_dump.h"
@@ -155,7 +157,7 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     if (n["mac"] && !n["port"]) throw OpError{"mac", "mac goes with port"};
     if (n["group"]) return state_.route_add(index, r, rd.str(n["group"], "group"), replace);
     if (n["drop"]) {
-      if (!rd.boolean(n["drop"], "drop")) throw OpError{"drop", "only drop: true is meaningful (a blackhole route); leave it out otherwise"};
+      read_drop(rd, n["drop"], "drop");
       return state_.route_add_own(index, r, {}, replace, true);
     }
     std::vector<GroupMemberSpec> members;
@@ -188,14 +190,12 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     if (auto d = n["drop"]) {
       g.drop = rd.boolean(d, "drop");
       if (g.drop) {
-        for (const char* k : {"members", "policy", "policy_by_tc", "table_size"})
+        for (const char* k : kForwardingGroupKeys)
           if (n[k]) throw OpError{k, "a drop group (a blackhole) has no members and no policy"};
-        GroupSpec blank;
-        g.members.clear(), g.policy = blank.policy, g.policy_by_tc = {}, g.table_size = blank.table_size;
-        return state_.group_set(index, std::move(g));
+        return state_.group_set(index, drop_group(name));
       }
       if (!n["members"]) throw OpError{"members", "missing: a group that stops dropping needs its members"};
-    } else if (g.drop && (n["members"] || n["policy"] || n["policy_by_tc"] || n["table_size"])) {
+    } else if (g.drop && std::any_of(std::begin(kForwardingGroupKeys), std::end(kForwardingGroupKeys), [&](const char* k) { return bool(n[k]); })) {
       throw OpError{"drop", fmt::format("'{}' is a drop group (a blackhole): give drop: false with its members", name)};
     }
     if (auto x = n["policy"]) {

@@ -29,7 +29,7 @@ uint32_t roce_icrc(const uint8_t* l3, std::size_t l3_len, bool ipv6) {
   udp[7] = 0xFF;
   udp[8 + 4] = 0xFF;  // BTH byte 4: FECN/BECN/reserved
   // ISA-L's CRC-32 (zlib's, chainable) picks its widest carry-less-multiply code by CPUID on
-  // its own; DPDK's rte_net_crc stays at 256-bit vectors unless the EAL is told otherwise, and
+  // its own; DPDK's rte_net_crc stays on its 128-bit code unless the EAL allows 512-bit vectors, and
   // this CRC over every emulated frame's payload is a large share of an emulated fabric's CPU.
   const std::size_t head = ip_len + 8 + 12;
   uint32_t crc = crc32_gzip_refl(0, kOnes, sizeof kOnes);

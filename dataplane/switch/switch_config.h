@@ -153,6 +153,14 @@ struct GroupSpec {
   std::string table_from;
 };
 
+// A blackhole group of that name: drop, and every other field at its default.
+inline GroupSpec drop_group(std::string name) {
+  GroupSpec g;
+  g.name = std::move(name);
+  g.drop = true;
+  return g;
+}
+
 // A scheduled link change (an emulated cable cut, a maintenance window): `at_ns` after start.
 struct LinkEvent {
   uint16_t port = 0;
