@@ -31,6 +31,8 @@ class LldpService {
   std::vector<std::pair<uint16_t, std::vector<uint8_t>>> due(uint64_t now);
   // A received LLDP frame on `port`: false when it is malformed (counted, nothing changes).
   bool receive(uint16_t port, const uint8_t* frame, uint32_t len, uint16_t l3_offset, uint64_t now);
+  // The settings changed (which ports send, the interval): the next LLDPDUs go at once.
+  void restart() { next_ns_ = 0; }
   // Forgets neighbours whose TTL ran out.
   void expire(uint64_t now);
 

@@ -23,6 +23,8 @@ constexpr uint8_t kNetworkControlDscp = 48;
 constexpr uint32_t kFrameCap = 1600;
 constexpr uint64_t kUseCheckNs = 1'000'000'000;
 
+}  // namespace
+
 NudParams nud_params(const NeighbourConfig& n) {
   NudParams p;
   p.base_reachable_ns = static_cast<uint64_t>(n.base_reachable_s * 1e9);
@@ -37,6 +39,8 @@ NudParams nud_params(const NeighbourConfig& n) {
   return p;
 }
 
+namespace {
+
 rte_ether_addr frame_src(const uint8_t* p) {
   rte_ether_addr a;
   std::memcpy(&a, p + RTE_ETHER_ADDR_LEN, RTE_ETHER_ADDR_LEN);
@@ -49,11 +53,7 @@ DropReason reason_of(DropWhy w) { return w == DropWhy::Failed ? DropReason::Neig
 LocalAgent::LocalAgent(Switch& sw, RunningState& state, std::function<void()> wait)
     : sw_(sw), state_(state), wait_(std::move(wait)), path_(*sw.local()),
       table_(nud_params(sw.config().neighbours), sw.config().seed), lldp_(sw) {
-  for (std::size_t p = 0; p < sw.config().ports.size(); ++p)
-    for (auto& a : sw.config().ports[p].addrs) addrs_.push_back({static_cast<uint16_t>(p), a});
-  svis_ = sw.config().vlan_interfaces;
-  for (auto& v : svis_)
-    for (auto& a : v.addrs) addrs_.push_back({svi_iface(v.vlan), a});
+  refresh_host();
 }
 
 LocalAgent::~LocalAgent() {
@@ -74,6 +74,7 @@ void LocalAgent::poll(uint64_t now) {
     started_ = true;
     for (auto& [ip, port] : state_.via_next_hops()) apply(table_.resolve(NeighbourKey{port, ip}, nullptr, now));
   }
+  if (sw_.host_generation() != host_generation_) refresh_host();
   rte_mbuf* pkts[kTakeMax];
   const unsigned n = path_.take(pkts, kTakeMax);
   for (unsigned i = 0; i < n; ++i) on_packet(pkts[i], now);

@@ -45,6 +45,8 @@ struct LocalCounters {
   uint64_t fib_errors = 0;
 };
 
+NudParams nud_params(const NeighbourConfig& n);
+
 class LocalAgent {
  public:
   // `wait` is what a commit calls while the workers pass their grace period (main: a yield;
@@ -85,6 +87,10 @@ class LocalAgent {
   void release(rte_mbuf* m, uint16_t iface, const rte_ether_addr& mac);  // a held packet goes
   void note_use(uint64_t now);
   void commit_fib();
+  // The interfaces' addresses and the neighbour and LLDP settings as the switch now has them
+  // (RunningState::host_set): a neighbour off every subnet of its interface, and not a next
+  // hop a route names, is forgotten (its host route goes with this poll's transaction).
+  void refresh_host();
 
   // Our address on `iface` (of the family, in the subnet holding `peer` when there is one).
   const InterfaceAddress* source_on(uint16_t iface, const IpAddr& peer) const;
@@ -120,6 +126,7 @@ class LocalAgent {
   std::map<std::pair<uint16_t, uint64_t>, uint16_t> seen_on_;
   std::map<NeighbourKey, uint16_t> programmed_port_;
   uint64_t next_use_check_ = 0;
+  uint64_t host_generation_ = 0;  // Switch::host_generation() the addresses were read at
   bool started_ = false;
 };
 

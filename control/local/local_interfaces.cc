@@ -3,6 +3,7 @@
 // port of the VLAN, its hosts each on the port the bridge found its MAC on.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "control/local/local_agent.h"
@@ -14,6 +15,26 @@ namespace rs {
 std::string LocalAgent::port_name(uint16_t iface) const {
   if (is_svi(iface)) return fmt::format("Vlan{}", svi_vlan(iface));
   return iface < sw_.num_ports() ? sw_.port(iface).name : std::to_string(iface);
+}
+
+void LocalAgent::refresh_host() {
+  const SwitchConfig& cfg = sw_.config();
+  host_generation_ = sw_.host_generation();
+  addrs_.clear();
+  for (std::size_t p = 0; p < cfg.ports.size(); ++p)
+    for (auto& a : cfg.ports[p].addrs) addrs_.push_back({static_cast<uint16_t>(p), a});
+  svis_ = cfg.vlan_interfaces;
+  for (auto& v : svis_)
+    for (auto& a : v.addrs) addrs_.push_back({svi_iface(v.vlan), a});
+  table_.set_params(nud_params(cfg.neighbours));
+  lldp_.restart();
+  const auto vias = state_.via_next_hops();
+  std::vector<NeighbourKey> gone;
+  for (const Neighbour* n : table_.entries())
+    if (iface_of_subnet(n->key.ip) != n->key.iface &&
+        std::find(vias.begin(), vias.end(), std::pair{n->key.ip, n->key.iface}) == vias.end())
+      gone.push_back(n->key);
+  for (auto& k : gone) apply(table_.remove(k));
 }
 
 bool LocalAgent::is_ours(uint16_t iface, const IpAddr& a) const {

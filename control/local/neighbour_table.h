@@ -159,6 +159,9 @@ class NeighbourTable {
   std::size_t held_packets() const { return held_; }
   const NudCounters& counters() const { return counters_; }
   const NudParams& params() const { return p_; }
+  // New parameters (the control plane's system.set): timers already running keep their
+  // deadlines, the next ones and the limits follow these.
+  void set_params(const NudParams& p) { p_ = p; }
 
  private:
   using Map = std::map<NeighbourKey, Neighbour>;

@@ -58,8 +58,9 @@ constexpr Op kOps[] = {
     {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size], or name and drop: true (a blackhole): a next-hop group, as in nexthop_groups[]"},
     {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size, drop: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
     {"group.del", true, "name: delete a group no route uses"},
-    {"port.set", true, "port, and any of admin (up|down), speed_gbps, queues {limit_packets, limit_bytes, scheduler, weights}, cable_length_m, mac: a port's state and settings, as ports[] in the config (queues merges into the port's)"},
+    {"port.set", true, "port, and any of admin (up|down), speed_gbps, queues {limit_packets, limit_bytes, scheduler, weights}, cable_length_m, mac, ipv4, ipv6 (an address or a list; null: none), icmp_unreachable, lldp: a port's state and settings, as ports[] in the config (queues merges into the port's; an address brings its routes)"},
     {"buffer.set", true, "any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, load_view (or yaml: those sections as YAML text, with ports [{name, speed_gbps, cable_length_m, queues}] as buffer.get writes them): the lossless settings, as in the config, merged into the running ones (RFC 7386: a map merges, null removes a key); which PGs are lossless and the cell size stay"},
+    {"system.set", true, "any of lldp, neighbours, copp, bridge (ageing_s), vlans (the whole list: its interfaces' addresses) (or yaml: those sections as YAML text, as system.get writes them): the switch's settings as a host on its links, as in the config, merged into the running ones (RFC 7386)"},
     {"qos.set", true, "any of trust (dscp|pcp), dscp_to_tc, pcp_to_tc, tc_to_queue ({key: value} over the current maps), cnp_queue (-1 = none): the classification maps, as in the config's qos"},
     {"mirror.set", true, "name, dst_port, rx_ports [...] and/or tx_ports [...], [truncate (bytes, 0 = whole), queue (lossy)]: add or replace a mirror session, as mirror_sessions[] in the config"},
     {"mirror.del", true, "name: remove a mirror session (its ports are no longer watched)"},
@@ -76,6 +77,7 @@ constexpr Op kOps[] = {
     {"state.hash", false, "a hash of the running state (of config.dump)"},
     {"limits", false, "what the control plane accepts at most, and what is used"},
     {"qos.get", false, "the classification maps in full"},
+    {"system.get", false, "the lldp, neighbours, copp, bridge and vlans sections, as YAML system.set and the config take"},
     {"buffer.get", false, "the lossless sections and each port's speed, queues and cable length, as YAML buffer.set and the config take"},
     {"capture.start", false, "port, file, [direction (rx|tx|both), count, duration_s, snaplen]: write a port's packets to a pcapng file (an action, not part of the state)"},
     {"capture.stop", false, "port: end a capture now"},
@@ -275,13 +277,16 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     return state_.qos_set(index, q);
   }
   if (op == "port.set") {
-    rd.keys(n, "", {"op", "port", "admin", "speed_gbps", "queues", "cable_length_m", "mac"});
+    rd.keys(n, "", {"op", "port", "admin", "speed_gbps", "queues", "cable_length_m", "mac", "ipv4", "ipv6", "icmp_unreachable", "lldp"});
     const std::string p = rd.str(need("port"), "port");
     const int idx = state_.port_index(p);
     if (idx < 0) throw OpError{"port", fmt::format("no port '{}'", p)};
     const bool settings = n["speed_gbps"] || n["queues"] || n["cable_length_m"] || n["mac"];
-    if (!n["admin"] && !settings) throw OpError{"", "nothing to set (admin, speed_gbps, queues, cable_length_m, mac)"};
+    const bool host = std::any_of(std::begin(kPortHostKeys), std::end(kPortHostKeys), [&](const char* k) { return bool(n[k]); });
+    if (!n["admin"] && !settings && !host)
+      throw OpError{"", "nothing to set (admin, speed_gbps, queues, cable_length_m, mac, ipv4, ipv6, icmp_unreachable, lldp)"};
     if (settings) port_settings_set(state_, index, static_cast<uint16_t>(idx), n);
+    if (host) port_host_set(state_, index, static_cast<uint16_t>(idx), n);
     if (!n["admin"]) return;
     const std::string a = rd.str(n["admin"], "admin");
     if (a != "up" && a != "down") throw OpError{"admin", "expected 'up' or 'down'"};
@@ -302,6 +307,20 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     rd.keys(y, "yaml", {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "load_view", "ports"});
     return buffer_set(state_, index, y);
   }
+  if (op == "system.set") {
+    rd.keys(n, "", {"op", "lldp", "neighbours", "copp", "bridge", "vlans", "yaml"});
+    if (!n["yaml"]) return system_set(state_, index, n);
+    if (n.size() > 2) throw OpError{"yaml", "give the sections either as YAML text or as keys, not both"};
+    YAML::Node y;
+    try {
+      y = YAML::Load(rd.str(n["yaml"], "yaml"));
+    } catch (const YAML::Exception& e) {
+      throw OpError{"yaml", e.what()};
+    }
+    if (!y.IsMap()) throw OpError{"yaml", "expected a map of sections"};
+    rd.keys(y, "yaml", {"lldp", "neighbours", "copp", "bridge", "vlans"});
+    return system_set(state_, index, y);
+  }
   throw OpError{"op", fmt::format("unknown operation '{}' (known: {})", op, op_names())};
 }
 
@@ -319,6 +338,7 @@ json ControlApi::read(const std::string& op, const json& args) {
   }
   if (op == "state.hash") return json{{"hash", fmt::format("{:016x}", state_hash())}};
   if (op == "buffer.get") return json{{"yaml", buffer_get(state_)}};
+  if (op == "system.get") return json{{"yaml", system_get(state_)}};
   if (op == "neighbour.list") return local_ ? local_->neighbours_json() : json::array();
   if (op == "lldp.list") return local_ ? local_->lldp_json() : json::array();
   if (op == "fdb.list") {

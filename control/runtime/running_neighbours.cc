@@ -18,14 +18,6 @@ RouteSpec host_route(const IpAddr& ip) {
   return r;
 }
 std::string neighbour_group(const IpAddr& ip) { return kNeighbourGroupPrefix + format_ip(ip); }
-
-// The switch's own requests pass the checks that keep users off what it made.
-struct Internal {
-  bool& flag;
-  bool before;
-  explicit Internal(bool& f) : flag(f), before(f) { flag = true; }
-  ~Internal() { flag = before; }
-};
 }  // namespace
 
 void RunningState::neighbour_route_set(std::size_t op, const IpAddr& ip, uint16_t port, const rte_ether_addr& mac, uint16_t vlan) {

@@ -144,9 +144,9 @@ void RunningState::refuse_derived(const std::string& field, uint32_t group) cons
     case GroupOrigin::Config:
       return;
     case GroupOrigin::Local:
-      throw OpError{field, "the switch's own addresses (ports[].ipv4 / ipv6) route there: change the port's address"};
+      throw OpError{field, "the switch's own addresses (ports[].ipv4 / ipv6) route there: change the port's address (port.set)"};
     case GroupOrigin::Connected:
-      throw OpError{field, fmt::format("'{}' is a port's connected subnet: change the port's address", groups_[group]->name)};
+      throw OpError{field, fmt::format("'{}' is a port's connected subnet: change the port's address (port.set)", groups_[group]->name)};
     case GroupOrigin::Neighbour:
       throw OpError{field, fmt::format("'{}' is a neighbour the switch resolved: it follows ARP / neighbour discovery", groups_[group]->name)};
   }
@@ -392,6 +392,7 @@ std::optional<std::pair<std::size_t, OpError>> RunningState::commit(const std::f
   for (auto& [port, up] : txn_.admin) sw_.set_admin(port, up);
   if (txn_.qos_dirty) sw_.publish_qos(base_.qos);
   if (!txn_.mirror_ops.empty()) apply_mirror_sessions(sw_.mirror(), base_.mirror_sessions, sw_.num_ports());
+  if (txn_.host_dirty) sw_.set_host_settings(base_);
   txn_ = Txn{};
   return std::nullopt;
 }

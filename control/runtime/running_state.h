@@ -89,6 +89,16 @@ class RunningState {
   // (the buffer's cell size, which PGs are lossless) must be as it is. The switch applies it
   // at commit (Switch::reconfigure_ports), hitlessly.
   void settings_set(std::size_t op, SwitchConfig next);
+  // The switch as a host on its links (control/local): the ports' and VLAN interfaces'
+  // addresses, icmp_unreachable and lldp per port, and the lldp, neighbours, copp and
+  // bridge.ageing_s sections, from `next` (config() edited, checked by the config loader). An
+  // address's routes (its /32 or /128 to `local`, its subnet to a connected group) come and go
+  // with it in this transaction; one whose prefix another route holds is refused. The rest is
+  // the switch's at commit (Switch::set_host_settings); the neighbours of a subnet that went
+  // are forgotten by the LocalAgent on its next poll. What is set at start-up (the VLANs and
+  // their interfaces, the bridge's flood limit and FDB size; and an address on a switch that
+  // started with none, which has no path to its control plane) is refused, naming the field.
+  void host_set(std::size_t op, const SwitchConfig& next);
 
   // What the switch's control plane changes by itself (control/local): a resolved neighbour's
   // host route (its own group "neighbour:IP", origin Neighbour), and the members that name a
@@ -127,6 +137,15 @@ class RunningState {
   // The operations above refuse what the switch made by itself, unless it is the switch asking.
   void refuse_derived(const std::string& field, uint32_t group) const;
   bool internal_ = false;
+  // The switch's own requests (control/local, an interface's routes) pass those checks.
+  struct Internal {
+    bool& flag;
+    bool before;
+    explicit Internal(bool& f) : flag(f), before(f) { flag = true; }
+    ~Internal() { flag = before; }
+  };
+  // An interface's routes as its addresses change (running_host.cc).
+  void interface_routes_set(std::size_t op, const SwitchConfig& next);
 
   Switch& sw_;
   ControlLimits limits_;
@@ -152,6 +171,7 @@ class RunningState {
     bool qos_dirty = false;
     std::vector<std::size_t> mirror_ops;  // op index of each mirror change
     std::vector<std::size_t> settings_ops;  // op index of each port/buffer settings change
+    bool host_dirty = false;                // host_set changed base_
   } txn_;
 };
 

@@ -83,6 +83,35 @@ void port_settings_set(RunningState& st, std::size_t op, uint16_t port, const YA
   st.settings_set(op, load_edited(root, fmt::format("ports[{}].", port)));
 }
 
+void port_host_set(RunningState& st, std::size_t op, uint16_t port, const YAML::Node& request) {
+  YAML::Node root = running_tree(st);
+  YAML::Node patch(YAML::NodeType::Map);
+  for (const char* k : kPortHostKeys)
+    if (request[k]) patch[k] = request[k];
+  merge_patch(root["ports"][port], patch);
+  st.host_set(op, load_edited(root, fmt::format("ports[{}].", port)));
+}
+
+void system_set(RunningState& st, std::size_t op, const YAML::Node& request) {
+  YAML::Node root = running_tree(st);
+  YAML::Node patch(YAML::NodeType::Map);
+  for (const char* k : kSystemSections)
+    if (request[k]) patch[k] = request[k];
+  if (patch.size() == 0) throw OpError{"", "nothing to set (lldp, neighbours, copp, bridge, vlans)"};
+  merge_patch(root, patch);
+  st.host_set(op, load_edited(root, ""));
+}
+
+std::string system_get(const RunningState& st) {
+  const YAML::Node root = running_tree(st);
+  YAML::Node out(YAML::NodeType::Map);
+  for (const char* k : kSystemSections)
+    if (root[k]) out[k] = root[k];
+  YAML::Emitter e;
+  e << out;
+  return out.size() ? e.c_str() : "{}\n";
+}
+
 std::string buffer_get(const RunningState& st) {
   const YAML::Node root = running_tree(st);
   YAML::Node out(YAML::NodeType::Map);

@@ -21,6 +21,15 @@ inline constexpr const char* kBufferSections[] = {"buffer", "wred_profiles", "qu
 // Throw OpError (field: the key path inside the request). buffer_set also takes `ports`, a list of
 // {name, speed_gbps, cable_length_m, queues} as buffer_get writes it.
 void buffer_set(RunningState& st, std::size_t op, const YAML::Node& request);
+// The switch as a host on its links (RunningState::host_set): port.set's keys of ports[] below,
+// and system.set's sections (vlans: the whole list, of which only the interfaces' addresses
+// may change).
+inline constexpr const char* kPortHostKeys[] = {"ipv4", "ipv6", "icmp_unreachable", "lldp"};
+inline constexpr const char* kSystemSections[] = {"lldp", "neighbours", "copp", "bridge", "vlans"};
+void port_host_set(RunningState& st, std::size_t op, uint16_t port, const YAML::Node& request);
+void system_set(RunningState& st, std::size_t op, const YAML::Node& request);
+// Those sections as they run, as YAML system.set and the config file take.
+std::string system_get(const RunningState& st);
 void port_settings_set(RunningState& st, std::size_t op, uint16_t port, const YAML::Node& request);
 // The running lossless sections and every port's speed, queues and cable length, as YAML a
 // buffer.set or the config file takes.

@@ -27,6 +27,7 @@ class CaptureTap;
 class PortMirror;
 struct NexthopCounters;
 struct VlanTable;
+struct GcraRate;
 class Fdb;
 
 struct WorkerContext {
@@ -58,6 +59,7 @@ struct WorkerContext {
   // with ICMP destination unreachable, one bit a port.
   rte_ring* punt = nullptr;
   uint64_t unreachable_ports = 0;
+  const GcraRate* copp_rate = nullptr;  // the punt stage's policers, by CoppClass (null: its own)
   // The bridge (stages/bridge.h): VLAN membership and the FDB, null when the switch has no VLANs.
   const VlanTable* vlans = nullptr;
   Fdb* fdb = nullptr;

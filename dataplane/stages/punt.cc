@@ -44,11 +44,12 @@ uint8_t Punt::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
   rte_mbuf* up[kBurst];
   uint16_t at[kBurst];
   unsigned k = 0;
+  const GcraRate* rate = ctx.copp_rate ? ctx.copp_rate : rate_.data();
   for (uint16_t i = 0; i < in.n; ++i) {
     rte_mbuf* m = in.pkts[i];
     PacketMeta& pm = meta(m);
     const auto c = static_cast<std::size_t>(classify(m, pm));
-    if (rate_[c].interval_ns == 0 || !rate_[c].admit(tat_[pm.in_port % kMaxPorts][c], ctx.now_ns)) {
+    if (rate[c].interval_ns == 0 || !rate[c].admit(tat_[pm.in_port % kMaxPorts][c], ctx.now_ns)) {
       // An expiring or unroutable packet was lost anyway: only its ICMP answer is policed.
       if (pm.punt != PuntReason::TtlExpired && pm.punt != PuntReason::NoRoute) pm.drop_reason = DropReason::PuntPoliced;
       next[i] = kNextDrop;

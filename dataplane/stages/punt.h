@@ -28,7 +28,8 @@ class Punt final : public StageBase<Punt> {
   static CoppClass classify(const rte_mbuf* m, const PacketMeta& pm);
 
  private:
-  // A GCRA policer per port and kind (core/gcra.h): each kind's rate (pps 0: none allowed) and
+  // A GCRA policer per port and kind (core/gcra.h): each kind's rate (pps 0: none allowed; the
+  // switch's published PuntPolicy when the worker has one, so it can change at run time) and
   // each port's theoretical arrival times.
   std::array<GcraRate, kCoppClasses> rate_{};
   std::array<std::array<uint64_t, kCoppClasses>, kMaxPorts> tat_{};

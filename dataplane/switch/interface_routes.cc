@@ -30,34 +30,18 @@ std::string text(const RouteSpec& r) {
 }
 }  // namespace
 
-void add_interface_routes(SwitchConfig& cfg) {
-  if (!cfg.has_addresses()) return;
-  std::set<std::tuple<bool, std::string>> taken;
-  for (auto& r : cfg.routes) taken.emplace(r.ipv6, text(r));
-  auto add = [&](const RouteSpec& r, const std::string& why) {
-    if (!taken.emplace(r.ipv6, text(r)).second)
-      throw std::runtime_error(fmt::format("route {}: {} makes this route itself", text(r), why));
-    cfg.routes.push_back(r);
-  };
-  GroupSpec local;
-  local.name = kLocalGroup;
-  local.origin = GroupOrigin::Local;
-  const auto local_id = static_cast<uint32_t>(cfg.groups.size());
-  cfg.groups.push_back(local);
+std::vector<InterfaceRoute> interface_routes(const SwitchConfig& cfg) {
+  std::vector<InterfaceRoute> out;
   bool any_v6 = false;
   // `name` as the connected group names it: the port's, or VlanN.
   auto add_iface = [&](const std::string& label, const std::string& name, const std::vector<InterfaceAddress>& addrs) {
     for (auto& a : addrs) {
       const std::string what = fmt::format("{}'s address {}/{}", label, format_ip(a.addr), a.depth);
-      add(prefix_route(a.addr, a.addr.v6 ? 128 : 32, local_id), what);
+      out.push_back({prefix_route(a.addr, a.addr.v6 ? 128 : 32, 0), kLocalGroup, what});
       any_v6 |= a.addr.v6;
       if (a.depth == (a.addr.v6 ? 128 : 32)) continue;
-      GroupSpec g;
-      const RouteSpec subnet = prefix_route(a.addr, a.depth, static_cast<uint32_t>(cfg.groups.size()));
-      g.name = fmt::format("{}{}:{}", kConnectedGroupPrefix, name, text(subnet));
-      g.origin = GroupOrigin::Connected;
-      cfg.groups.push_back(g);
-      add(subnet, what);
+      const RouteSpec subnet = prefix_route(a.addr, a.depth, 0);
+      out.push_back({subnet, fmt::format("{}{}:{}", kConnectedGroupPrefix, name, text(subnet)), what});
     }
   };
   for (auto& p : cfg.ports) add_iface("port " + p.name, p.name, p.addrs);
@@ -67,7 +51,33 @@ void add_interface_routes(SwitchConfig& cfg) {
     mc.v6 = true;
     mc.b[0] = 0xff;
     mc.b[1] = 0x02;
-    add(prefix_route(mc, 16, local_id), "neighbour discovery (some interface has an IPv6 address)");
+    out.push_back({prefix_route(mc, 16, 0), kLocalGroup, "neighbour discovery (some interface has an IPv6 address)"});
+  }
+  return out;
+}
+
+void add_interface_routes(SwitchConfig& cfg) {
+  if (!cfg.has_addresses()) return;
+  std::set<std::tuple<bool, std::string>> taken;
+  for (auto& r : cfg.routes) taken.emplace(r.ipv6, text(r));
+  GroupSpec local;
+  local.name = kLocalGroup;
+  local.origin = GroupOrigin::Local;
+  const auto local_id = static_cast<uint32_t>(cfg.groups.size());
+  cfg.groups.push_back(local);
+  for (InterfaceRoute& ir : interface_routes(cfg)) {
+    if (!taken.emplace(ir.route.ipv6, text(ir.route)).second)
+      throw std::runtime_error(fmt::format("route {}: {} makes this route itself", text(ir.route), ir.why));
+    if (ir.group == kLocalGroup) {
+      ir.route.group = local_id;
+    } else {
+      GroupSpec g;
+      g.name = ir.group;
+      g.origin = GroupOrigin::Connected;
+      ir.route.group = static_cast<uint32_t>(cfg.groups.size());
+      cfg.groups.push_back(g);
+    }
+    cfg.routes.push_back(ir.route);
   }
 }
 

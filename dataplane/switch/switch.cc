@@ -21,6 +21,13 @@ namespace rs {
 namespace {
 // What the shared buffer is sized from: each port's lossless settings, every queue's static
 // byte limit summed, and whether a queue uses a dynamic threshold.
+uint64_t unreachable_ports(const SwitchConfig& cfg) {
+  uint64_t m = 0;
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i)
+    if (cfg.ports[i].icmp_unreachable) m |= uint64_t{1} << i;
+  return m;
+}
+
 struct BufferInputs {
   std::vector<PortLosslessConfig> lossless;
   uint64_t static_sum = 0;
@@ -132,6 +139,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     fib_.set_qsbr(qsbr_);
     classify_.set_qsbr(qsbr_);
     port_macs_.set_qsbr(qsbr_);
+    punt_policy_.set_qsbr(qsbr_);
     {
       auto macs = std::make_unique<PortMacs>();
       for (std::size_t i = 0; i < cfg.ports.size(); ++i) macs->mac[i] = cfg.ports[i].mac;
@@ -154,7 +162,10 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
                     return n;
                   }(), cfg.workers, cfg.seed, nullptr, {}), cfg.routes);
 
-    if (cfg.has_addresses()) local_ = std::make_unique<LocalPath>(cfg.workers, port_owner_, static_cast<uint16_t>(ports_.size()), pool_);
+    if (cfg.has_addresses()) {
+      local_ = std::make_unique<LocalPath>(cfg.workers, port_owner_, static_cast<uint16_t>(ports_.size()), pool_);
+      punt_policy_.publish(std::make_unique<PuntPolicy>(PuntPolicy::of(cfg.copp, unreachable_ports(cfg))));
+    }
     if (cfg.has_bridge()) {
       vlans_ = std::make_unique<VlanTable>();
       for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
@@ -201,8 +212,9 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       if (local_) {
         wk->ctx.punt = local_->punt_ring(w);
         wk->inject = local_->inject_ring(w);
-        for (std::size_t i = 0; i < cfg.ports.size(); ++i)
-          if (cfg.ports[i].icmp_unreachable) wk->ctx.unreachable_ports |= uint64_t{1} << i;
+        wk->punt_policy = &punt_policy_;
+        wk->ctx.unreachable_ports = punt_policy_.load()->unreachable_ports;
+        wk->ctx.copp_rate = punt_policy_.load()->rate.data();
       }
       workers_.push_back(std::move(wk));
     }
@@ -233,6 +245,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     fib_.clear();
     classify_.clear();
     port_macs_.clear();
+    punt_policy_.clear();
     writer_.reset();
     rte_free(qsbr_);
     rte_mempool_free(pool_);
@@ -258,6 +271,7 @@ Switch::~Switch() {
   fib_.clear();
   classify_.clear();
   port_macs_.clear();
+  punt_policy_.clear();
   writer_.reset();
   rte_free(qsbr_);
   rte_mempool_free(pool_);
@@ -449,6 +463,22 @@ void Switch::reconfigure_ports(const SwitchConfig& next, const std::function<voi
   while (!all_applied())
     if (wait) wait();
   for (auto& e : egress_) e->collect();
+}
+
+void Switch::set_host_settings(const SwitchConfig& next) {
+  for (std::size_t p = 0; p < cfg_.ports.size(); ++p) {
+    cfg_.ports[p].addrs = next.ports[p].addrs;
+    cfg_.ports[p].icmp_unreachable = next.ports[p].icmp_unreachable;
+    cfg_.ports[p].lldp = next.ports[p].lldp;
+  }
+  for (std::size_t v = 0; v < cfg_.vlan_interfaces.size() && v < next.vlan_interfaces.size(); ++v)
+    cfg_.vlan_interfaces[v].addrs = next.vlan_interfaces[v].addrs;
+  cfg_.lldp = next.lldp;
+  cfg_.neighbours = next.neighbours;
+  cfg_.copp = next.copp;
+  cfg_.bridge.ageing_s = next.bridge.ageing_s;
+  if (local_) punt_policy_.publish(std::make_unique<PuntPolicy>(PuntPolicy::of(cfg_.copp, unreachable_ports(cfg_))));
+  ++host_generation_;
 }
 
 void Switch::publish_qos(const QosMaps& maps) {

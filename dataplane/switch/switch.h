@@ -92,12 +92,22 @@ class Switch {
   // lossless) is set at start-up. Throws std::runtime_error, changing nothing, when the
   // buffer's reservations do not fit in the pool.
   void reconfigure_ports(const SwitchConfig& next, const std::function<void()>& wait);
+  // Run-time settings of the switch as a host on its links (the control plane's port.set
+  // addresses, icmp_unreachable, lldp, and system.set): `next` is the running configuration
+  // with new interface addresses (ports' and VLANs' interfaces), icmp_unreachable and lldp per
+  // port, and new lldp, neighbours, copp and bridge.ageing_s sections. The workers' part (CoPP
+  // policers, the ICMP unreachable ports) is published under RCU; the rest is read by the
+  // control thread (control/local), which sees host_generation() move. The routes the
+  // addresses make are the FIB's, changed by the caller.
+  void set_host_settings(const SwitchConfig& next);
+  uint64_t host_generation() const { return host_generation_; }
   // Housekeeping on the control thread: frees the snapshots no worker sees any more and brings
   // the spare route bank up to date.
   void reclaim() {
     fib_.reclaim();
     classify_.reclaim();
     port_macs_.reclaim();
+    punt_policy_.reclaim();
     sb_->reclaim();
     writer_->catch_up();
   }
@@ -171,6 +181,8 @@ class Switch {
   std::vector<std::unique_ptr<EgressPort>> egress_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<rte_ring*> rings_;
+  RcuSnapshot<PuntPolicy> punt_policy_;  // CoPP and ICMP unreachable, when local_ is
+  uint64_t host_generation_ = 0;
   RcuSnapshot<PortMacs> port_macs_;  // table port_mac: each port's source MAC, published as the FIB is
   uint8_t port_owner_[kMaxPorts]{};
   LoadView load_;

@@ -236,6 +236,15 @@ inline constexpr const char* kLocalGroup = "local";
 inline constexpr const char* kConnectedGroupPrefix = "connected:";
 inline constexpr const char* kNeighbourGroupPrefix = "neighbour:";
 void add_interface_routes(SwitchConfig& cfg);
+// Those routes, in that order, each with the name of the group it leads to (kLocalGroup, or
+// its subnet's Connected group) and what makes it ("port p0's address 10.0.1.1/24"); `group`
+// of the RouteSpec is 0. The control plane changes them when an interface's addresses do.
+struct InterfaceRoute {
+  RouteSpec route;
+  std::string group;
+  std::string why;
+};
+std::vector<InterfaceRoute> interface_routes(const SwitchConfig& cfg);
 
 // Builds the FIB (next hops, groups with their redirection tables, routes). Throws on error.
 std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg);

@@ -69,6 +69,11 @@ void Worker::poll(uint64_t now_ns) {
   ctx.fib = fib->load();
   if (classify) ctx.classify = classify->load();
   if (port_macs) ctx.port_mac = port_macs->load()->mac.data();
+  if (punt_policy) {
+    const PuntPolicy* p = punt_policy->load();
+    ctx.unreachable_ports = p->unreachable_ports;
+    ctx.copp_rate = p->rate.data();
+  }
   if (const uint32_t seq = trace_req.seq.load(std::memory_order_acquire); seq != trace_seen_) [[unlikely]] {
     const uint32_t first = trace_req.first.load(std::memory_order_relaxed), every = trace_req.every.load(std::memory_order_relaxed);
     if (trace_req.keep.load(std::memory_order_relaxed)) tracer.configure(first, every);

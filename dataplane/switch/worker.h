@@ -12,6 +12,7 @@
 #include "dataplane/core/trace.h"
 #include "dataplane/core/worker_context.h"
 #include "dataplane/tables/fib.h"
+#include "dataplane/tables/copp.h"
 #include "dataplane/tables/port_macs.h"
 
 struct rte_rcu_qsbr;
@@ -40,6 +41,7 @@ class Worker {
   const RcuSnapshot<Fib>* fib = nullptr;
   const RcuSnapshot<TcQueueMap>* classify = nullptr;
   const RcuSnapshot<PortMacs>* port_macs = nullptr;
+  const RcuSnapshot<PuntPolicy>* punt_policy = nullptr;  // when the switch has a control path
   std::atomic<uint64_t> wd_poll_ns{0};  // PFC watchdog interval; 0 = off (the control plane may change it)
   rte_rcu_qsbr* qsbr = nullptr;
   WorkerCounters counters;

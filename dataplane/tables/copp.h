@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "dataplane/core/gcra.h"
+
 namespace rs {
 
 enum class CoppClass : uint8_t { Arp, Ip2me, IcmpError, NeighMiss, Lldp, Count };
@@ -26,6 +28,22 @@ struct CoppPolicer {
 struct CoppConfig {
   std::array<CoppPolicer, kCoppClasses> policer = {{{600, 600}, {6000, 6000}, {600, 600}, {600, 600}, {100, 100}}};
   bool operator==(const CoppConfig&) const = default;
+};
+
+// What the workers read of the switch's control-plane settings, published as the FIB is so that
+// a change at run time reaches every worker at its next loop, never half written: each kind's
+// policer (the punt stage), and the ports whose misses are answered with ICMP destination
+// unreachable (ip_route), one bit a port.
+struct PuntPolicy {
+  std::array<GcraRate, kCoppClasses> rate{};
+  uint64_t unreachable_ports = 0;
+
+  static PuntPolicy of(const CoppConfig& c, uint64_t unreachable_ports) {
+    PuntPolicy p;
+    for (std::size_t k = 0; k < kCoppClasses; ++k) p.rate[k] = GcraRate::of(c.policer[k].pps, c.policer[k].burst);
+    p.unreachable_ports = unreachable_ports;
+    return p;
+  }
 };
 
 }  // namespace rs
