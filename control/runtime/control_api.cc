@@ -58,9 +58,9 @@ constexpr Op kOps[] = {
     {"group.add", true, "name, members [{port, mac, weight}], [policy, policy_by_tc, table_size], or name and drop: true (a blackhole): a next-hop group, as in nexthop_groups[]"},
     {"group.set", true, "name, and any of members, policy, policy_by_tc, table_size, drop: change a group (members that stay keep their counters; policy {PARAM: VALUE} without a name changes only those parameters)"},
     {"group.del", true, "name: delete a group no route uses"},
-    {"port.set", true, "port, and any of admin (up|down), speed_gbps, queues {limit_packets, limit_bytes, scheduler, weights}, cable_length_m, mac, ipv4, ipv6 (an address or a list; null: none), icmp_unreachable, lldp: a port's state and settings, as ports[] in the config (queues merges into the port's; an address brings its routes)"},
+    {"port.set", true, "port, and any of admin (up|down), speed_gbps, queues {limit_packets, limit_bytes, scheduler, weights}, cable_length_m, mac, ipv4, ipv6 (an address or a list; null: none), icmp_unreachable, lldp, vlan {access, tagged}: a port's state and settings, as ports[] in the config (queues merges into the port's; an address brings its routes)"},
     {"buffer.set", true, "any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, load_view (or yaml: those sections as YAML text, with ports [{name, speed_gbps, cable_length_m, queues}] as buffer.get writes them): the lossless settings, as in the config, merged into the running ones (RFC 7386: a map merges, null removes a key); which PGs are lossless and the cell size stay"},
-    {"system.set", true, "any of lldp, neighbours, copp, bridge (ageing_s), vlans (the whole list: its interfaces' addresses) (or yaml: those sections as YAML text, as system.get writes them): the switch's settings as a host on its links, as in the config, merged into the running ones (RFC 7386)"},
+    {"system.set", true, "any of lldp, neighbours, copp, bridge (ageing_s, flood_pps, flood_burst), vlans (the whole list: VLANs and their interfaces) (or yaml: those sections as YAML text, as system.get writes them): the switch's settings as a host on its links, as in the config, merged into the running ones (RFC 7386)"},
     {"qos.set", true, "any of trust (dscp|pcp), dscp_to_tc, pcp_to_tc, tc_to_queue ({key: value} over the current maps), cnp_queue (-1 = none): the classification maps, as in the config's qos"},
     {"mirror.set", true, "name, dst_port, rx_ports [...] and/or tx_ports [...], [truncate (bytes, 0 = whole), queue (lossy)]: add or replace a mirror session, as mirror_sessions[] in the config"},
     {"mirror.del", true, "name: remove a mirror session (its ports are no longer watched)"},
@@ -277,14 +277,14 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
     return state_.qos_set(index, q);
   }
   if (op == "port.set") {
-    rd.keys(n, "", {"op", "port", "admin", "speed_gbps", "queues", "cable_length_m", "mac", "ipv4", "ipv6", "icmp_unreachable", "lldp"});
+    rd.keys(n, "", {"op", "port", "admin", "speed_gbps", "queues", "cable_length_m", "mac", "ipv4", "ipv6", "icmp_unreachable", "lldp", "vlan"});
     const std::string p = rd.str(need("port"), "port");
     const int idx = state_.port_index(p);
     if (idx < 0) throw OpError{"port", fmt::format("no port '{}'", p)};
     const bool settings = n["speed_gbps"] || n["queues"] || n["cable_length_m"] || n["mac"];
     const bool host = std::any_of(std::begin(kPortHostKeys), std::end(kPortHostKeys), [&](const char* k) { return bool(n[k]); });
     if (!n["admin"] && !settings && !host)
-      throw OpError{"", "nothing to set (admin, speed_gbps, queues, cable_length_m, mac, ipv4, ipv6, icmp_unreachable, lldp)"};
+      throw OpError{"", "nothing to set (admin, speed_gbps, queues, cable_length_m, mac, ipv4, ipv6, icmp_unreachable, lldp, vlan)"};
     if (settings) port_settings_set(state_, index, static_cast<uint16_t>(idx), n);
     if (host) port_host_set(state_, index, static_cast<uint16_t>(idx), n);
     if (!n["admin"]) return;

@@ -44,56 +44,41 @@ void RunningState::interface_routes_set(std::size_t op, const SwitchConfig& next
 
 void RunningState::host_set(std::size_t op, const SwitchConfig& next) {
   require_txn();
-  // What the bridge and the control path were built from.
-  bool vlans_same = next.vlans == base_.vlans && next.vlan_interfaces.size() == base_.vlan_interfaces.size();
-  for (std::size_t v = 0; vlans_same && v < next.vlan_interfaces.size(); ++v)
-    vlans_same = next.vlan_interfaces[v].vlan == base_.vlan_interfaces[v].vlan &&
-                 rte_is_same_ether_addr(&next.vlan_interfaces[v].mac, &base_.vlan_interfaces[v].mac);
-  for (std::size_t p = 0; vlans_same && p < base_.ports.size(); ++p)
-    vlans_same = next.ports[p].access_vlan == base_.ports[p].access_vlan && next.ports[p].tagged_vlans == base_.ports[p].tagged_vlans;
-  if (!vlans_same) throw OpError{"vlans", "the VLANs, their members and their interfaces are set at start-up"};
-  for (auto [same, key] : {std::pair{next.bridge.flood_pps == base_.bridge.flood_pps, "flood_pps"},
-                           std::pair{next.bridge.flood_burst == base_.bridge.flood_burst, "flood_burst"},
-                           std::pair{next.bridge.fdb_size == base_.bridge.fdb_size, "fdb_size"}})
-    if (!same) throw OpError{std::string("bridge.") + key, "set at start-up (the bridge stage's limiter and the FDB are made with it)"};
+  if (next.bridge.fdb_size != base_.bridge.fdb_size) throw OpError{"bridge.fdb_size", "set at start-up (the FDB's table is made with it)"};
+  // What the switch was made with: a bridge (its FDB) when it started with VLANs, a path to its
+  // control plane when some port had an address or LLDP.
+  if (!sw_.fdb() && !next.vlans.empty())
+    throw OpError{"vlans", "the switch started with no VLAN, so without a bridge (its FDB is made at start-up): declare a VLAN in the configuration"};
   if (!group_id(kLocalGroup)) {
     for (auto& p : next.ports)
-      if (!p.addrs.empty() || p.lldp)
-        throw OpError{!p.addrs.empty() ? ip_field(p.addrs[0].addr.v6) : "lldp",
+      if (!p.addrs.empty() || p.lldp || p.icmp_unreachable)
+        throw OpError{!p.addrs.empty() ? ip_field(p.addrs[0].addr.v6) : p.lldp ? "lldp" : "icmp_unreachable",
                       "the switch started with no address and no LLDP on any port, so without a path to its control plane "
                       "(made at start-up): give some port an address in the configuration"};
+    if (!next.vlan_interfaces.empty())
+      throw OpError{"vlans", "the switch started with no address and no LLDP on any port, so without a path to its control plane "
+                             "(made at start-up): a VLAN interface needs one"};
   }
   interface_routes_set(op, next);
-  struct Saved {
-    std::vector<PortSpec> ports;
-    std::vector<VlanInterface> svis;
-    LldpConfig lldp;
-    NeighbourConfig neighbours;
-    CoppConfig copp;
-    double ageing_s;
-  };
-  txn_.undo.push_back([this, s = Saved{base_.ports, base_.vlan_interfaces, base_.lldp, base_.neighbours, base_.copp, base_.bridge.ageing_s}] {
+  // What host_set changes, taken from a configuration (the undo takes it from the one before).
+  auto take = [this](const SwitchConfig& from) {
     for (std::size_t p = 0; p < base_.ports.size(); ++p) {
-      base_.ports[p].addrs = s.ports[p].addrs;
-      base_.ports[p].icmp_unreachable = s.ports[p].icmp_unreachable;
-      base_.ports[p].lldp = s.ports[p].lldp;
+      PortSpec& ps = base_.ports[p];
+      ps.addrs = from.ports[p].addrs;
+      ps.icmp_unreachable = from.ports[p].icmp_unreachable;
+      ps.lldp = from.ports[p].lldp;
+      ps.access_vlan = from.ports[p].access_vlan;
+      ps.tagged_vlans = from.ports[p].tagged_vlans;
     }
-    base_.vlan_interfaces = s.svis;
-    base_.lldp = s.lldp;
-    base_.neighbours = s.neighbours;
-    base_.copp = s.copp;
-    base_.bridge.ageing_s = s.ageing_s;
-  });
-  for (std::size_t p = 0; p < base_.ports.size(); ++p) {
-    base_.ports[p].addrs = next.ports[p].addrs;
-    base_.ports[p].icmp_unreachable = next.ports[p].icmp_unreachable;
-    base_.ports[p].lldp = next.ports[p].lldp;
-  }
-  for (std::size_t v = 0; v < base_.vlan_interfaces.size(); ++v) base_.vlan_interfaces[v].addrs = next.vlan_interfaces[v].addrs;
-  base_.lldp = next.lldp;
-  base_.neighbours = next.neighbours;
-  base_.copp = next.copp;
-  base_.bridge.ageing_s = next.bridge.ageing_s;
+    base_.vlans = from.vlans;
+    base_.vlan_interfaces = from.vlan_interfaces;
+    base_.lldp = from.lldp;
+    base_.neighbours = from.neighbours;
+    base_.copp = from.copp;
+    base_.bridge = from.bridge;
+  };
+  txn_.undo.push_back([this, take, before = base_] { take(before); });
+  take(next);
   txn_.host_dirty = true;
 }
 

@@ -89,7 +89,16 @@ void port_host_set(RunningState& st, std::size_t op, uint16_t port, const YAML::
   for (const char* k : kPortHostKeys)
     if (request[k]) patch[k] = request[k];
   merge_patch(root["ports"][port], patch);
-  st.host_set(op, load_edited(root, fmt::format("ports[{}].", port)));
+  SwitchConfig next;
+  try {
+    next = load_edited(root, fmt::format("ports[{}].", port));
+  } catch (OpError& e) {
+    // An overlap is reported at the later of the two ports: the request's address is the one.
+    if (e.field.starts_with("ports[") && (e.reason.find("overlaps") != std::string::npos))
+      e.field = e.field.find("ipv6") != std::string::npos ? "ipv6" : "ipv4";
+    throw;
+  }
+  st.host_set(op, next);
 }
 
 void system_set(RunningState& st, std::size_t op, const YAML::Node& request) {

@@ -18,7 +18,6 @@ namespace rs {
 
 struct QosMaps;
 struct CoppConfig;
-struct BridgeConfig;
 
 // Edges every stage may use without declaring them.
 inline constexpr uint8_t kNextDrop = 0xFF;      // meta.drop_reason says why
@@ -31,7 +30,6 @@ inline constexpr uint8_t kNextMixed = 0xFD;
 struct StageEnv {
   const QosMaps* qos = nullptr;
   const CoppConfig* copp = nullptr;  // the punt stage's policers (null: the defaults)
-  const BridgeConfig* bridge = nullptr;  // the bridge stage's flood limit (null: the defaults)
   uint32_t hash_seed = 0;
 };
 

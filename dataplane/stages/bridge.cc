@@ -17,11 +17,7 @@ namespace {
 uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 }  // namespace
 
-Bridge::Bridge(const StageEnv& env) {
-  const BridgeConfig c = env.bridge ? *env.bridge : BridgeConfig{};
-  flood_ = GcraRate::of(c.flood_pps, c.flood_burst);
-  refresh_ns_ = std::min<uint64_t>(1'000'000'000, static_cast<uint64_t>(c.ageing_s * 1e9 / 4));
-}
+Bridge::Bridge(const StageEnv&) {}
 
 void Bridge::out(rte_mbuf* m, uint16_t port, uint16_t vlan, const EnqueueTables& q, WorkerContext& ctx,
                  std::array<uint32_t, kCounters.size()>& tally) const {
@@ -82,7 +78,7 @@ uint8_t Bridge::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       if (!e || e->port.load(std::memory_order_relaxed) != pm.in_port) {
         if (fdb.report(ctx.worker, k, pm.in_port)) ++tally[LearnReports];
         else ++tally[LearnRingFull];
-      } else if (now > e->seen_ns.load(std::memory_order_relaxed) + refresh_ns_) {
+      } else if (now > e->seen_ns.load(std::memory_order_relaxed) + vt.refresh_ns) {
         e->seen_ns.store(now, std::memory_order_relaxed);
       }
     }
@@ -123,7 +119,7 @@ uint8_t Bridge::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
       // Flood: broadcast, multicast, unknown unicast, within the port's storm limit.
       uint64_t targets = vt.vlan[vlan].members & up & ~(uint64_t{1} << (pm.in_port & 63));
       trace_b = targets | uint64_t{1} << 63;
-      if (flood_.interval_ns && !flood_.admit(tat_[pm.in_port & (kMaxPorts - 1)], now)) {
+      if (vt.flood.interval_ns && !vt.flood.admit(tat_[pm.in_port & (kMaxPorts - 1)], now)) {
         pm.drop_reason = DropReason::BridgeStorm;
         next[i] = kNextDrop;
         targets = 0;

@@ -42,11 +42,8 @@ class Bridge final : public StageBase<Bridge> {
            std::array<uint32_t, kCounters.size()>& tally) const;
   // The edge of a frame for the VLAN's router interface (its tag popped), or kNextDrop.
   static uint8_t to_router(rte_mbuf* m, PacketMeta& pm, uint16_t vlan, std::array<uint32_t, kCounters.size()>& tally);
-  // The flood storm limit, a GCRA per ingress port (core/gcra.h; pps 0: no limit).
-  GcraRate flood_;
-  // How often a known source's last-seen time is written: often enough that an active station
-  // never ages out, rarely enough that its entry's line is not written every frame.
-  uint64_t refresh_ns_ = 0;
+  // The flood storm limit's state, a GCRA per ingress port (core/gcra.h; its rate is the
+  // VlanTable's, as the refresh interval of a source's last-seen time).
   std::array<uint64_t, kMaxPorts> tat_{};
 };
 

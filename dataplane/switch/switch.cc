@@ -28,6 +28,27 @@ uint64_t unreachable_ports(const SwitchConfig& cfg) {
   return m;
 }
 
+std::unique_ptr<VlanTable> vlan_table(const SwitchConfig& cfg) {
+  auto t = std::make_unique<VlanTable>();
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+    const PortSpec& ps = cfg.ports[i];
+    const uint64_t bit = uint64_t{1} << i;
+    if (ps.access_vlan) {
+      t->access[i] = ps.access_vlan;
+      t->vlan[ps.access_vlan].members |= bit;
+    }
+    for (uint16_t v : ps.tagged_vlans) {
+      t->vlan[v].members |= bit;
+      t->vlan[v].tagged |= bit;
+    }
+    if (ps.bridged()) t->bridged |= bit;
+  }
+  for (auto& v : cfg.vlan_interfaces) t->vlan[v.vlan].router = VlanTable::mac_word(v.mac.addr_bytes);
+  t->flood = GcraRate::of(cfg.bridge.flood_pps, cfg.bridge.flood_burst);
+  t->refresh_ns = std::min<uint64_t>(1'000'000'000, static_cast<uint64_t>(cfg.bridge.ageing_s * 1e9 / 4));
+  return t;
+}
+
 struct BufferInputs {
   std::vector<PortLosslessConfig> lossless;
   uint64_t static_sum = 0;
@@ -167,27 +188,13 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       punt_policy_.publish(std::make_unique<PuntPolicy>(PuntPolicy::of(cfg.copp, unreachable_ports(cfg))));
     }
     if (cfg.has_bridge()) {
-      vlans_ = std::make_unique<VlanTable>();
-      for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
-        const PortSpec& ps = cfg.ports[i];
-        const uint64_t bit = uint64_t{1} << i;
-        if (ps.access_vlan) {
-          vlans_->access[i] = ps.access_vlan;
-          vlans_->vlan[ps.access_vlan].members |= bit;
-        }
-        for (uint16_t v : ps.tagged_vlans) {
-          vlans_->vlan[v].members |= bit;
-          vlans_->vlan[v].tagged |= bit;
-        }
-        if (ps.bridged()) vlans_->bridged |= bit;
-      }
-      for (auto& v : cfg.vlan_interfaces) vlans_->vlan[v.vlan].router = VlanTable::mac_word(v.mac.addr_bytes);
+      vlans_.set_qsbr(qsbr_);
+      vlans_.publish(vlan_table(cfg));
       fdb_ = std::make_unique<Fdb>(cfg.bridge.fdb_size, cfg.workers, qsbr_);
     }
     StageEnv env;
     env.qos = &cfg_.qos;
     env.copp = &cfg_.copp;
-    env.bridge = &cfg_.bridge;
     env.hash_seed = cfg.seed;
     for (uint16_t w = 0; w < cfg.workers; ++w) {
       auto wk = std::make_unique<Worker>(w, spec, env, cfg.seed);
@@ -207,7 +214,10 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
       wk->ctx.port_mac = port_macs_.load()->mac.data();
       wk->ctx.port_owner = port_owner_;
       wk->ctx.num_ports = static_cast<uint16_t>(ports_.size());
-      wk->ctx.vlans = vlans_.get();
+      if (fdb_) {
+        wk->vlans = &vlans_;
+        wk->ctx.vlans = vlans_.load();
+      }
       wk->ctx.fdb = fdb_.get();
       if (local_) {
         wk->ctx.punt = local_->punt_ring(w);
@@ -246,6 +256,7 @@ Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
     classify_.clear();
     port_macs_.clear();
     punt_policy_.clear();
+    vlans_.clear();
     writer_.reset();
     rte_free(qsbr_);
     rte_mempool_free(pool_);
@@ -272,6 +283,7 @@ Switch::~Switch() {
   classify_.clear();
   port_macs_.clear();
   punt_policy_.clear();
+  vlans_.clear();
   writer_.reset();
   rte_free(qsbr_);
   rte_mempool_free(pool_);
@@ -395,7 +407,7 @@ void Switch::poll_links(uint64_t now_ns) {
   for (; next_event_ < ev.size() && now_ns >= start_ns_ + ev[next_event_].at_ns; ++next_event_)
     admin_up_[ev[next_event_].port] = ev[next_event_].up;
   // Learning first, so a station reported just before its port went down is flushed with it.
-  if (fdb_) fdb_->poll(now_ns, static_cast<uint64_t>(cfg_.bridge.ageing_s * 1e9));
+  if (fdb_) fdb_->poll(now_ns, static_cast<uint64_t>(cfg_.bridge.ageing_s * 1e9), vlans_.load());
   for (std::size_t p = 0; p < ports_.size(); ++p) {
     const auto port = static_cast<uint16_t>(p);
     const bool up = admin_up_[p] && ports_[p]->carrier();
@@ -471,13 +483,27 @@ void Switch::set_host_settings(const SwitchConfig& next) {
     cfg_.ports[p].icmp_unreachable = next.ports[p].icmp_unreachable;
     cfg_.ports[p].lldp = next.ports[p].lldp;
   }
-  for (std::size_t v = 0; v < cfg_.vlan_interfaces.size() && v < next.vlan_interfaces.size(); ++v)
-    cfg_.vlan_interfaces[v].addrs = next.vlan_interfaces[v].addrs;
   cfg_.lldp = next.lldp;
   cfg_.neighbours = next.neighbours;
   cfg_.copp = next.copp;
-  cfg_.bridge.ageing_s = next.bridge.ageing_s;
   if (local_) punt_policy_.publish(std::make_unique<PuntPolicy>(PuntPolicy::of(cfg_.copp, unreachable_ports(cfg_))));
+  if (fdb_) {
+    // The VLANs, their members and interfaces, the bridge's limits.
+    for (std::size_t p = 0; p < cfg_.ports.size(); ++p) {
+      cfg_.ports[p].access_vlan = next.ports[p].access_vlan;
+      cfg_.ports[p].tagged_vlans = next.ports[p].tagged_vlans;
+    }
+    cfg_.vlans = next.vlans;
+    cfg_.vlan_interfaces = next.vlan_interfaces;
+    cfg_.bridge = next.bridge;
+    vlans_.publish(vlan_table(cfg_));
+    // A station learned on a port that left its VLAN is no longer behind it there: unicast to
+    // it floods again (and is learned anew) rather than being filtered. What workers still on
+    // the old table report is not learned (Fdb::poll checks the new one).
+    const VlanTable& now = *vlans_.load();
+    fdb_->flush_if([&now](uint16_t vlan, uint16_t port) { return !((now.vlan[vlan].members >> (port & 63)) & 1); });
+  }
+  cfg_.bridge.ageing_s = next.bridge.ageing_s;
   ++host_generation_;
 }
 

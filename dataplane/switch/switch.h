@@ -108,13 +108,14 @@ class Switch {
     classify_.reclaim();
     port_macs_.reclaim();
     punt_policy_.reclaim();
+    vlans_.reclaim();
     sb_->reclaim();
     writer_->catch_up();
   }
   // The bridge's FDB (tables/fdb.h) and VLANs: null when the switch has no VLANs. The link
   // monitor (poll_links) learns, ages and flushes it.
   const Fdb* fdb() const { return fdb_.get(); }
-  const VlanTable* vlans() const { return vlans_.get(); }
+  const VlanTable* vlans() const { return vlans_.load(); }
   // The control plane's packets (switch/local_path.h): null when no port has an address.
   LocalPath* local() { return local_.get(); }
   const LocalPath* local() const { return local_.get(); }
@@ -197,7 +198,7 @@ class Switch {
   std::unique_ptr<CaptureTap> tap_;
   std::unique_ptr<PortMirror> mirror_;
   std::unique_ptr<LocalPath> local_;
-  std::unique_ptr<VlanTable> vlans_;
+  RcuSnapshot<VlanTable> vlans_;  // when fdb_ is
   std::unique_ptr<Fdb> fdb_;
   QosMaps qos_;  // what classify_ was compiled from
 };

@@ -69,6 +69,7 @@ void Worker::poll(uint64_t now_ns) {
   ctx.fib = fib->load();
   if (classify) ctx.classify = classify->load();
   if (port_macs) ctx.port_mac = port_macs->load()->mac.data();
+  if (vlans) ctx.vlans = vlans->load();
   if (punt_policy) {
     const PuntPolicy* p = punt_policy->load();
     ctx.unreachable_ports = p->unreachable_ports;

@@ -14,6 +14,7 @@
 #include "dataplane/tables/fib.h"
 #include "dataplane/tables/copp.h"
 #include "dataplane/tables/port_macs.h"
+#include "dataplane/tables/vlan_table.h"
 
 struct rte_rcu_qsbr;
 
@@ -42,6 +43,7 @@ class Worker {
   const RcuSnapshot<TcQueueMap>* classify = nullptr;
   const RcuSnapshot<PortMacs>* port_macs = nullptr;
   const RcuSnapshot<PuntPolicy>* punt_policy = nullptr;  // when the switch has a control path
+  const RcuSnapshot<VlanTable>* vlans = nullptr;         // when it has a bridge
   std::atomic<uint64_t> wd_poll_ns{0};  // PFC watchdog interval; 0 = off (the control plane may change it)
   rte_rcu_qsbr* qsbr = nullptr;
   WorkerCounters counters;

@@ -58,12 +58,14 @@ void Fdb::remove(uint64_t k, uint32_t) {
   if (rte_hash_del_key(h_, &k) >= 0) live_.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void Fdb::poll(uint64_t now_ns, uint64_t ageing_ns) {
+void Fdb::poll(uint64_t now_ns, uint64_t ageing_ns, const VlanTable* vlans) {
   Learn ev[64];
   for (rte_ring* r : learn_) {
     unsigned n;
     while ((n = rte_ring_sc_dequeue_burst_elem(r, ev, sizeof(Learn), 64, nullptr)) > 0) {
       for (unsigned i = 0; i < n; ++i) {
+        // Reported by a worker that still saw the VLAN table before its port left the VLAN.
+        if (vlans && !((vlans->vlan[(ev[i].key >> 48) & 0xFFF].members >> (ev[i].port & 63)) & 1)) continue;
         if (Entry* e = lookup(ev[i].key)) {  // moved (or reported twice): the newest port wins
           if (e->port.load(std::memory_order_relaxed) != ev[i].port) moved_.fetch_add(1, std::memory_order_relaxed);
           e->port.store(ev[i].port, std::memory_order_relaxed);
@@ -106,14 +108,20 @@ void Fdb::poll(uint64_t now_ns, uint64_t ageing_ns) {
 }
 
 void Fdb::flush_port(uint16_t port) {
+  flush_if([port](uint16_t, uint16_t p) { return p == port; });
+}
+
+void Fdb::flush_if(const std::function<bool(uint16_t vlan, uint16_t port)>& gone) {
   const void* key;
   void* data;
   uint32_t it = 0;
-  std::vector<uint64_t> gone;
-  while (rte_hash_iterate(h_, &key, &data, &it) >= 0)
-    if (entries_[reinterpret_cast<uintptr_t>(data)].port.load(std::memory_order_relaxed) == port)
-      gone.push_back(*static_cast<const uint64_t*>(key));
-  for (uint64_t k : gone) remove(k, 0);
+  std::vector<uint64_t> keys;
+  while (rte_hash_iterate(h_, &key, &data, &it) >= 0) {
+    const uint64_t k = *static_cast<const uint64_t*>(key);
+    if (gone(static_cast<uint16_t>(k >> 48), entries_[reinterpret_cast<uintptr_t>(data)].port.load(std::memory_order_relaxed)))
+      keys.push_back(k);
+  }
+  for (uint64_t k : keys) remove(k, 0);
 }
 
 std::vector<Fdb::Row> Fdb::rows() const {

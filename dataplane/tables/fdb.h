@@ -12,10 +12,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "dataplane/core/types.h"
+#include "dataplane/tables/vlan_table.h"
 
 struct rte_rcu_qsbr;
 
@@ -62,10 +64,14 @@ class Fdb {
     return rte_ring_sp_enqueue_elem(learn_[worker], &ev, sizeof ev) == 0;
   }
 
-  // Control thread: the learn events, then entries not seen for `ageing_ns` go.
-  void poll(uint64_t now_ns, uint64_t ageing_ns);
+  // Control thread: the learn events (but for a port not in the VLAN in `vlans`, when given:
+  // a worker may still report from the table before a change), then entries not seen for
+  // `ageing_ns` go.
+  void poll(uint64_t now_ns, uint64_t ageing_ns, const VlanTable* vlans = nullptr);
   // Entries of `port` (its link went down, as a bridge flushes a port's addresses).
   void flush_port(uint16_t port);
+  // Entries for which `gone(vlan, port)` is true (a port left a VLAN).
+  void flush_if(const std::function<bool(uint16_t vlan, uint16_t port)>& gone);
   std::vector<Row> rows() const;
   // Entries in the table (rte_hash_count would also count deleted keys whose slots wait for
   // the grace period).

@@ -1,11 +1,14 @@
 // VLAN membership as the bridge stage reads it: per VLAN the member ports and which of them
 // carry it tagged, one bit a port, and its router MAC when it has an interface (SVI); per port
-// its access VLAN. Set at start-up (the config's vlans and ports[].vlan).
+// its access VLAN; and the bridge's flood limit and refresh interval. Published whole under RCU
+// (RcuSnapshot<VlanTable>, built by the Switch from the config's vlans, ports[].vlan and
+// bridge), so a change at run time reaches every worker at its next loop, never half made.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <cstring>
 
+#include "dataplane/core/gcra.h"
 #include "dataplane/core/types.h"
 
 namespace rs {
@@ -38,6 +41,10 @@ struct VlanTable {
   std::array<Vlan, kMaxVlanId + 1> vlan{};  // by VLAN id; an unused id has no members
   std::array<uint16_t, kMaxPorts> access{};  // per port: its untagged VLAN, 0 = none
   uint64_t bridged = 0;                       // ports in some VLAN
+  GcraRate flood{};  // the flood storm limit, per ingress port (pps 0: no limit)
+  // How often a known source's last-seen time is written: often enough that an active station
+  // never ages out, rarely enough that its entry's line is not written every frame.
+  uint64_t refresh_ns = 1'000'000'000;
 
   // The VLAN a frame on `port` belongs to (`vid` its tag's, 0 when untagged), or 0 when the
   // port does not carry it.

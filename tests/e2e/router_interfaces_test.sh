@@ -18,7 +18,9 @@
 #   6 a route `via` a next hop resolved by ARP
 #   7 B stops answering ARP/ND: the switch's neighbour goes `failed` within the NUD timers;
 #     7b it answers again: traffic resumes
-#   8 SIGINT: exit 0, books balanced, stats "neighbours" and a `neighbor_failed` drop count
+#   8 an address given at run time (roceswitch-ctl port set pc --ipv4 10.0.3.1/24,10.0.7.1/24): C
+#     pings 10.0.7.1 from 10.0.7.2 on the same link; taken back (--ipv4 10.0.3.1/24): no answer
+#   9 SIGINT: exit 0, books balanced, stats "neighbours" and a `neighbor_failed` drop count
 #
 # The rig (namespaces, veths, the switch's configuration, the router's neighbour table) is
 # router_lib.sh; what the e2e tests share (the switch's process, ctl, the PASS/FAIL plumbing, the
@@ -253,13 +255,58 @@ recover_ok() {
 expect "7b ping A -> 10.9.0.1 after B answers ARP again" "an answer within 15 s" recover_ok 10.9.0.1
 expect "7b ping A -> 2001:db8:2::2 after B has the address again" "an answer within 15 s" recover_ok 2001:db8:2::2
 
-# --- 8: stop and read the books -------------------------------------------------------------
+# --- 8: an address given and taken back at run time ---------------------------------------
+# pc gains 10.0.7.1/24 through the control socket (the kernel reference: sc, by ip addr), C a
+# second address on that subnet; C's pings to 10.0.7.1 are answered, until pc's addresses are
+# set back to 10.0.3.1/24 alone.
+require_alive "an address at run time"
+# pc_ipv4 ADDRS HAS: pc's IPv4 addresses become ADDRS; HAS 1: the router then has 10.0.7.1 (its
+# routes 10.0.7.0/24 to connected:pc:10.0.7.0/24 and 10.0.7.1/32 to local), 0: none of them.
+pc_ipv4() {
+  local got want
+  if [ "$ROUTER" = kernel ]; then
+    in_ns "$NS_SW" ip addr "$([ "$2" = 1 ] && echo add || echo del)" 10.0.7.1/24 dev "$SW_C"
+    got=$(in_ns "$NS_SW" ip -4 -o addr show dev "$SW_C" | awk '{ print $4 }' | paste -sd ' ' -)
+    SEEN="$SW_C's addresses: $got"
+    [ "$([[ " $got " == *" 10.0.7.1/24 "* ]] && echo 1 || echo 0)" = "$2" ]
+    return
+  fi
+  ctl port set pc --ipv4 "$1"
+  [ "$CTL_RC" -eq 0 ] || { SEEN="port set pc --ipv4 $1: exit $CTL_RC: $(tr '\n' ' ' <"$T/ctl.out")"; return 1; }
+  ctl route list 10.0.7.0/24 --json
+  got=$(json_get "$T/ctl.out" "' '.join('%s %s' % (r['prefix'], r.get('group', '-')) for r in j['routes']) or 'none'") ||
+    got="route list: exit $CTL_RC: $(tr '\n' ' ' <"$T/ctl.out")"
+  want=$([ "$2" = 1 ] && echo "10.0.7.0/24 connected:pc:10.0.7.0/24 10.0.7.1/32 local" || echo none)
+  SEEN="routes in 10.0.7.0/24: $got"
+  [ "$got" = "$want" ]
+}
+# ping2 NS DST ANSWERED: `ping -c 2 -W 1 DST` from NS; ANSWERED of the 2 echoes answered.
+ping2() {
+  local out="$T/ping2.txt" rx
+  set +e
+  timeout 20 ip netns exec "$1" ping -n -c 2 -W 1 "$2" >"$out" 2>&1
+  set -e
+  rx=$(sed -n 's/.*transmitted, \([0-9]*\) received.*/\1/p' "$out")
+  SEEN="${rx:-0} of 2 answered"
+  [ "${rx:-0}" = "$3" ] && return 0
+  indent "$out"
+  return 1
+}
+expect "8 roceswitch-ctl port set pc --ipv4 10.0.3.1/24,10.0.7.1/24" "the routes of 10.0.7.1/24" \
+  pc_ipv4 10.0.3.1/24,10.0.7.1/24 1
+in_ns "$NS_C" ip addr add 10.0.7.2/24 dev "$IF_C"
+expect "8 ping -c 2 -W 1 10.0.7.1 (from C's 10.0.7.2)" "2 of 2 answered" ping2 "$NS_C" 10.0.7.1 2
+expect "8 roceswitch-ctl port set pc --ipv4 10.0.3.1/24" "none of 10.0.7.1/24's routes" pc_ipv4 10.0.3.1/24 0
+expect "8 ping -c 2 -W 1 10.0.7.1 (from C's 10.0.7.2), the address gone" "0 of 2 answered" ping2 "$NS_C" 10.0.7.1 0
+in_ns "$NS_C" ip addr del 10.0.7.2/24 dev "$IF_C"
+
+# --- 9: stop and read the books -------------------------------------------------------------
 if [ "$ROUTER" = kernel ]; then
-  note_skip "8 stop, stats and the neighbor_failed drop count: reference mode (no roceswitch)"
+  note_skip "9 stop, stats and the neighbor_failed drop count: reference mode (no roceswitch)"
   finish
   exit 0
 fi
-stop_switch 8
+stop_switch 9
 if [ -s "$S" ]; then
   stats_neigh_ok() {
     local v a
@@ -268,13 +315,13 @@ if [ -s "$S" ]; then
     SEEN="neighbours: $v; 10.0.1.2: '$a'"
     [[ "$a" =~ ^pa\ $HOST_A_MAC\ (reachable|stale|delay|probe)$ ]]
   }
-  expect "8 stats: top-level \"neighbours\"" "a list of {port, ip, mac, state}, 10.0.1.2 on pa with $HOST_A_MAC" stats_neigh_ok
+  expect "9 stats: top-level \"neighbours\"" "a list of {port, ip, mac, state}, 10.0.1.2 on pa with $HOST_A_MAC" stats_neigh_ok
   nf_ok() {
     local got
     got=$(sj sum "$S" neighbor_failed)
     SEEN="total ${got%% *} (${got#* })"
     [ "${got%% *}" -gt 0 ] 2>/dev/null
   }
-  expect "8 stats: packets to the failed neighbour dropped as neighbor_failed" "a non-zero neighbor_failed count" nf_ok
+  expect "9 stats: packets to the failed neighbour dropped as neighbor_failed" "a non-zero neighbor_failed count" nf_ok
 fi
 finish

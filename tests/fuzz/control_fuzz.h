@@ -64,6 +64,14 @@ class ControlFuzz {
     test::add_host_flow(cfg, 0, 1, 1, 0x100, 512);
     test::add_host_flow(cfg, 2, 3, 1, 0x200, 512);
     cfg.mirror_sessions.push_back({.name = "span", .dst_port = 3, .truncate = 64, .rx_ports = {0}});
+    // An address (so the switch has a path to its control plane) and a VLAN with no member (so
+    // it has a bridge): what port.set and system.set change at run time can change here.
+    InterfaceAddress a;
+    a.addr = parse_ip("10.99.0.1").value();
+    a.depth = 24;
+    cfg.ports[3].addrs.push_back(a);
+    cfg.vlans = {7};
+    add_interface_routes(cfg);
     sw_ = std::make_unique<Switch>(cfg, now_);
     state_ = std::make_unique<RunningState>(*sw_);
     api_ = std::make_unique<ControlApi>(*state_, [this] { step(); });

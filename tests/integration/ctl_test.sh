@@ -1,9 +1,11 @@
 #!/bin/bash
-# tools/roceswitch-ctl against a live switch: the embedded demo with a control socket. Reads
+# tools/roceswitch-ctl against a live switch: the embedded demo (configs/demo_incast.yaml, with LLDP
+# on h2 so that ports may be given addresses) with a control socket. Reads
 # (ports, groups, routes, counters, limits), writes and their undo (the state hash comes back),
 # error messages and exit codes, a batch file as one transaction (a bad line changes nothing and
 # is named by its line number), config dump accepted by --check-config, a port's admin state
-# reaching its link, watch, a capture and a mirror session read back by tshark, the peer check
+# reaching its link, watch, a capture and a mirror session read back by tshark, a port's addresses
+# and their routes, system get/set (the switch's host settings), the peer check
 # (SO_PEERCRED) and the bash completion. Stops at the
 # first failure; the switch must then exit 0 on SIGINT and remove its socket.
 set -euo pipefail
@@ -61,8 +63,13 @@ pass() { log "ok   $*"; }
 hash_now() { ok state hash; cat "$OUT"; }
 
 # ---- start the demo with a control socket -------------------------------------------------
+# The demo as the binary embeds it, h2 sending LLDP: a switch that starts with no address and no
+# LLDP has no path to its control plane, and refuses port addresses (port set --ipv4) at run time.
+sed '/^  - name: h2$/a\    lldp: true' "$REPO_ROOT/configs/demo_incast.yaml" >"$T/demo.yaml"
+grep -q '^    lldp: true$' "$T/demo.yaml" || die "no LLDP line added to $T/demo.yaml"
 # shellcheck disable=SC2046
-"$ROCESWITCH" $(eal_args main) -- --duration 60 --quiet --control-socket "$SOCK" >"$T/switch.log" 2>&1 &
+"$ROCESWITCH" $(eal_args main) -- --config "$T/demo.yaml" --duration 60 --quiet --control-socket "$SOCK" \
+  >"$T/switch.log" 2>&1 &
 PID=$!
 for ((i = 0; ; i++)); do
   kill -0 "$PID" 2>/dev/null || fail "roceswitch exited before serving its control socket"
@@ -305,6 +312,46 @@ ok buffer set "$T/settings-before.yaml"
 [ "$(hash_now)" = "$before" ] || fail "buffer set with the file buffer get wrote before: not the state before"
 pass "port set (rate, queue limits, scheduler), buffer get/set round trip, a start-up-only field refused"
 
+# ---- a port's addresses and their routes, ICMP unreachable; system get/set -----------------
+before="$(hash_now)"
+ok port set h2 --ipv4 10.0.9.1/24,10.0.19.1/24 --ipv6 2001:db8:9::1/64 --icmp-unreachable on
+ok route list
+has '^2001:db8:9::/64 +connected:h2:2001:db8:9::/64$' "port set --ipv6: the subnet's connected route"
+has '^10\.0\.9\.0/24 +connected:h2:10\.0\.9\.0/24$' "port set --ipv4: the subnet's connected route"
+has '^10\.0\.19\.1/32 +local$' "port set --ipv4: the address's route to local"
+ok config dump
+has '^    ipv4: \[10\.0\.9\.1/24, 10\.0\.19\.1/24\]$' "config dump: h2's addresses"
+has '^    icmp_unreachable: true$' "config dump: h2's icmp_unreachable"
+ok port set h2 --ipv4 10.0.9.1/24 --icmp-unreachable off
+ok route list 10.0.19.0/24 --json
+jtrue "j['routes'] == []" "port set --ipv4 (one address): the other's routes are gone"
+ok config dump
+if grep -q 'icmp_unreachable' "$OUT"; then fail "port set --icmp-unreachable off: still in the config dump"; fi
+ok port set h2 --ipv4 none --ipv6 ''
+ok route list --json
+jtrue "not [r for r in j['routes'] if r['group'] == 'local' or r['group'].startswith('connected:')]" "port set --ipv4 none --ipv6 '': no routes"
+fails 1 "^roceswitch-ctl: ipv4\[0\]: 10\.0\.9\.0/24 is the subnet's own address" port set h2 --ipv4 10.0.9.0/24
+fails 1 "^roceswitch-ctl: ipv4: .*10\.0\.3\.0/24, which exists" port set h2 --ipv4 10.0.3.1/24
+fails 2 "--lldp: 'maybe': expected on or off" port set h2 --lldp maybe
+[ "$(hash_now)" = "$before" ] || fail "port set --ipv4 none, --icmp-unreachable off: not the state before"
+ok system get "$T/system-before.yaml"
+python3 - "$T/system-before.yaml" <<'PY' || fail "system get: not YAML with copp: $(cat "$T/system-before.yaml")"
+import sys, yaml
+s = yaml.safe_load(open(sys.argv[1]))
+assert s['copp']['arp'] == {'pps': 600, 'burst': 600} and s['lldp']['interval_s'] == 30 and 'neighbours' in s
+PY
+printf 'copp: {arp: {pps: 900}}\nneighbours: {retrans_s: 2}\n' >"$T/system.yaml"
+ok system set "$T/system.yaml"
+ok system get
+has '^copp: \{arp: \{pps: 900, burst: 600\}' "system set: copp.arp.pps changed, its burst kept"
+has '^neighbours: \{.*retrans_s: 2,' "system set: neighbours.retrans_s changed"
+printf 'bridge: {fdb_size: 4096}\n' >"$T/bad-system.yaml"
+fails 1 "bad-system\.yaml: bridge\.fdb_size: set at start-up" system set "$T/bad-system.yaml"
+fails 1 "<stdin>: buffer: unknown key" system set - < <(printf 'buffer: {}\n')
+ok system set "$T/system-before.yaml"
+[ "$(hash_now)" = "$before" ] || fail "system set with the file system get wrote before: not the state before"
+pass "port set --ipv4/--ipv6 (connected and local routes, replaced, none), --icmp-unreachable; system get/set round trip, a start-up-only field refused"
+
 # ---- a port's MAC through the P4 port_mac table, seen by tshark on the wire ------------------
 before="$(hash_now)"
 ok port list --json
@@ -361,8 +408,12 @@ COMP='source "$1"; COMP_WORDS=("$2" --socket "$3" "${@:4}"); COMP_CWORD=$((${#CO
 [ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" route a)" = "add" ] || fail "completion: route a -> add"
 [ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" route add 10.8.0.0/16 '')" = "group nexthops drop" ] || fail "completion: route add PREFIX -> the forms"
 [[ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" route add 10.8.0.0/16 group '')" == *"route:10.0.3.0/24"* ]] || fail "completion: route add PREFIX group -> the switch's groups"
+[[ " $(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" '') " == *" system "* ]] || fail "completion: the commands -> system"
+[ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" system '')" = "get set" ] || fail "completion: system -> get set"
+[ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" port set h2 --ip)" = "--ipv4 --ipv6" ] || fail "completion: port set --ip -> --ipv4 --ipv6"
+[ "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$SOCK" port set h2 --lldp '')" = "on off" ] || fail "completion: port set --lldp -> on off"
 [ -z "$(bash -c "$COMP" _ "$COMPLETION" "$CTL" "$T/none.sock" port up '' 2>&1)" ] || fail "completion: not silent without a switch"
-pass "bash completion: loads, completes subcommands and the switch's port names, silent without it"
+pass "bash completion: loads, completes subcommands, options and the switch's port names, silent without it"
 
 # ---- stop ----------------------------------------------------------------------------------
 log "$((SECONDS - START)) s of checks; SIGINT to $PID"

@@ -33,7 +33,8 @@ _roceswitch_ctl() {
             compopt -o nospace 2>/dev/null
             return ;;
         --rx | --tx) mapfile -t COMPREPLY < <(compgen -W "$(_roceswitch_ctl_names port)" -- "$cur"); return ;;
-        --timeout | --limit | --param | --table-size | --policy-by-tc | --interval | --count | --truncate | --queue) return ;;
+        --icmp-unreachable | --lldp) mapfile -t COMPREPLY < <(compgen -W "on off" -- "$cur"); return ;;
+        --timeout | --limit | --param | --table-size | --policy-by-tc | --interval | --count | --truncate | --queue | --ipv4 | --ipv6) return ;;
     esac
 
     # The positional words so far: the command, its subcommand, their arguments.
@@ -43,7 +44,7 @@ _roceswitch_ctl() {
         case "$w" in
             --socket | --timeout | --limit | --members | --policy | --param | --table-size | --policy-by-tc | --interval | --count | \
                 --rx | --tx | --truncate | --queue | --speed | --mac | --cable-length | --limit-packets | --limit-bytes | --scheduler | \
-                --weights) ((i++)) ;;
+                --weights | --ipv4 | --ipv6 | --icmp-unreachable | --lldp) ((i++)) ;;
             -*) ;;
             *) pos+=("$w") ;;
         esac
@@ -51,7 +52,7 @@ _roceswitch_ctl() {
 
     local list="" opts="-h --help --socket --timeout"
     case "${pos[0]:-}" in
-        "") list="route group port mirror buffer qos counters neighbours lldp fdb config state limits ops batch p4 trace capture raw watch" ;;
+        "") list="route group port mirror buffer system qos counters neighbours lldp fdb config state limits ops batch p4 trace capture raw watch" ;;
         route)
             case "${pos[1]:-}" in
                 "") list="add del list" ;;
@@ -70,7 +71,8 @@ _roceswitch_ctl() {
             case "${pos[1]:-}" in
                 "") list="up down set list" ;;
                 up | down) [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
-                set) opts+=" --speed --mac --cable-length --limit-packets --limit-bytes --scheduler --weights"
+                set) opts+=" --speed --mac --cable-length --limit-packets --limit-bytes --scheduler --weights --ipv4 --ipv6"
+                    opts+=" --icmp-unreachable --lldp"
                     [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
                 list) opts+=" --names --json" ;;
             esac ;;
@@ -80,7 +82,7 @@ _roceswitch_ctl() {
                 set) opts+=" --rx --tx --truncate --queue"; [ ${#pos[@]} -eq 3 ] && list="$(_roceswitch_ctl_names port)" ;;
                 list) opts+=" --json" ;;
             esac ;;
-        buffer)
+        buffer | system)
             case "${pos[1]:-}" in
                 "") list="get set" ;;
                 get) opts+=" --json"; [ ${#pos[@]} -eq 2 ] && { mapfile -t COMPREPLY < <(compgen -f -- "$cur"); } ;;

@@ -81,6 +81,20 @@ def int_map(text):
     return out
 
 
+def addresses(text):
+    """ADDR[,ADDR...] -> [ADDR]; '' or 'none' -> [] (no address of that family)."""
+    if text.strip().lower() in ('', 'none'):
+        return []
+    return [x.strip() for x in text.split(',') if x.strip()]
+
+
+def on_off(text):
+    """on|off -> True|False"""
+    if text not in ('on', 'off'):
+        raise argparse.ArgumentTypeError(f"'{text}': expected on or off")
+    return text == 'on'
+
+
 def opt(**fields):
     """The fields whose value was given (not None)."""
     return {k: v for k, v in fields.items() if v is not None}

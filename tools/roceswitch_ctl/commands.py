@@ -4,9 +4,10 @@ operation's fields and how it shows a read's result; and the argument parser bui
 import argparse
 import json
 
-from .args import int_map, keyvals, members, nexthops_arg, opt, per_queue, policy_value, positive, tc_policy
+from .args import (addresses, int_map, keyvals, members, nexthops_arg, on_off, opt, per_queue, policy_value, positive,
+                   tc_policy)
 from .client import DEFAULT_SOCKET, PROG, UsageError
-from .runners import run_batch, run_buffer_set, run_capture, run_p4, run_raw, run_trace
+from .runners import run_batch, run_buffer_set, run_capture, run_p4, run_raw, run_system_set, run_trace
 from .show import (show_counters, show_dump, show_fdb, show_groups, show_limits, show_lldp, show_mirrors, show_neighbours, show_ops, show_ports,
                    show_qos, show_routes)
 from .watch import run_watch
@@ -65,6 +66,17 @@ def route_fields(a):
     return opt(prefix=a.prefix, replace=a.replace or None, **target)
 
 
+def port_set_fields(a):
+    """The given settings; an address family given empty ('' or none) is sent as null: no address of it."""
+    fields = opt(port=a.name, speed_gbps=a.speed, cable_length_m=a.cable_length, mac=a.mac,
+                 queues=opt(limit_packets=a.limit_packets, limit_bytes=a.limit_bytes, scheduler=a.scheduler,
+                            weights=a.weights) or None, icmp_unreachable=a.icmp_unreachable, lldp=a.lldp)
+    for family in ('ipv4', 'ipv6'):
+        if getattr(a, family) is not None:
+            fields[family] = getattr(a, family) or None
+    return fields
+
+
 COMMANDS = [
     Cmd('route add', 'route a prefix to a next-hop group, to next hops of its own, or drop it (a blackhole)', 'route.add',
         [A('prefix', help='IPv4 or IPv6 prefix, e.g. 10.1.0.0/16'),
@@ -85,17 +97,23 @@ COMMANDS = [
     Cmd('port down', "set a port's admin state down (its link goes down)", 'port.set', [A('name')],
         lambda a: {'port': a.name, 'admin': 'down'}),
     Cmd('port up', "set a port's admin state up", 'port.set', [A('name')], lambda a: {'port': a.name, 'admin': 'up'}),
-    Cmd('port set', "change a port's rate and queues on the running switch (what is given only)", 'port.set',
+    Cmd('port set', "change a port's rate, queues, MAC, addresses, ICMP unreachable and LLDP on the running switch "
+        '(what is given only)', 'port.set',
         [A('name'), A('--speed', type=float, metavar='GBPS', help='the link rate the port sends at'),
          A('--mac', metavar='MAC', help="the port's own MAC (its frames' and PFC frames' source)"),
          A('--cable-length', type=float, metavar='M', help='cable length (lossless headroom is checked against it)'),
          A('--limit-packets', type=per_queue(int), metavar='N|N0,...,N7', help="queue limits in packets"),
          A('--limit-bytes', type=per_queue(int), metavar='N|N0,...,N7', help='queue limits in bytes'),
          A('--scheduler', type=per_queue(str), metavar='S|S0,...,S7', help='strict or dwrr'),
-         A('--weights', type=per_queue(int), metavar='W|W0,...,W7', help='DWRR weights')],
-        lambda a: opt(port=a.name, speed_gbps=a.speed, cable_length_m=a.cable_length, mac=a.mac,
-                      queues=opt(limit_packets=a.limit_packets, limit_bytes=a.limit_bytes, scheduler=a.scheduler,
-                                 weights=a.weights) or None)),
+         A('--weights', type=per_queue(int), metavar='W|W0,...,W7', help='DWRR weights'),
+         A('--ipv4', type=addresses, metavar='ADDR[,ADDR...]',
+           help="the port's IPv4 addresses, e.g. 10.0.1.1/24 (they replace its IPv4 ones; '' or none: no IPv4 address)"),
+         A('--ipv6', type=addresses, metavar='ADDR[,ADDR...]',
+           help="the port's IPv6 addresses, e.g. 2001:db8:1::1/64 (they replace its IPv6 ones; '' or none: none)"),
+         A('--icmp-unreachable', type=on_off, metavar='on|off',
+           help='answer a packet no route takes with ICMP destination unreachable'),
+         A('--lldp', type=on_off, metavar='on|off', help='send LLDP with DCBX (PFC, ETS, RoCE priority) on the port')],
+        port_set_fields),
     Cmd('port list', 'ports: admin and link state, speed', 'port.list',
         [A('--names', action='store_true', help='names only, one a line')], show=show_ports),
     Cmd('mirror set', "add or replace a mirror session: copies of ports' received (--rx) or sent (--tx) frames "
@@ -130,6 +148,13 @@ COMMANDS = [
     Cmd('buffer set', 'merge a file of lossless sections (as `buffer get` writes them) into the running switch',
         args=[A('file', metavar='FILE|-', help='YAML: any of buffer, wred_profiles, queue_wred, pfcwd, pfc_quanta, '
                 'load_view, ports; a map merges into the running one, null removes a key')], run=run_buffer_set),
+    Cmd('system get', "the switch's settings as a host on its links (lldp, neighbours, copp, bridge, vlans), as YAML "
+        '`system set` and the config take', 'system.get',
+        [A('file', nargs='?', help='write it here (default: standard output)')], show=show_dump),
+    Cmd('system set', 'merge a file of those sections (as `system get` writes them) into the running switch',
+        args=[A('file', metavar='FILE|-', help='YAML: any of lldp, neighbours, copp, bridge (ageing_s), vlans (the whole '
+                "list: only its interfaces' addresses may change); a map merges into the running one, null: the "
+                'default')], run=run_system_set),
     Cmd('qos get', 'the classification maps (trust, DSCP/PCP to class, class to queue, CNP queue)', 'qos.get', show=show_qos),
     Cmd('qos set', 'change the classification maps on the running switch (the given entries only)', 'qos.set',
         [A('--trust', choices=['dscp', 'pcp']), A('--dscp-to-tc', type=int_map, metavar='DSCP=TC,...'),

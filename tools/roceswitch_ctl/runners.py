@@ -1,4 +1,5 @@
-"""The commands that are more than one request, or not a plain read or write: batch, p4, capture, trace, raw."""
+"""The commands that are more than one request, or not a plain read or write: batch, p4, buffer set, system set,
+capture, trace, raw."""
 
 import json
 import os
@@ -71,15 +72,25 @@ def run_p4(cl, a, parser):
         print(line)
 
 
-def run_buffer_set(cl, a, parser):
-    """A file of lossless sections (as `buffer get` writes them, or a config's), merged into the running ones."""
+def yaml_set(cl, a, op):
+    """A YAML file of sections sent as one `op` ({"op": op, "yaml": TEXT}); an error names the file, then the key."""
     name, text = read_source(a.file)
     try:
-        cl.call({'op': 'buffer.set', 'yaml': text})
+        cl.call({'op': op, 'yaml': text})
     except CtlError as e:
         if e.field:
             raise CtlError(f'{e.field.removeprefix("yaml.")}: {e.reason}', name) from None
         raise
+
+
+def run_buffer_set(cl, a, parser):
+    """A file of lossless sections (as `buffer get` writes them, or a config's), merged into the running ones."""
+    yaml_set(cl, a, 'buffer.set')
+
+
+def run_system_set(cl, a, parser):
+    """A file of the switch's host sections (lldp, neighbours, copp, bridge, vlans, as `system get` writes them)."""
+    yaml_set(cl, a, 'system.set')
 
 
 def run_capture(cl, a, parser):

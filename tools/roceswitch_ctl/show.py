@@ -141,14 +141,15 @@ def show_counters(r, a):
 
 
 def show_dump(r, a):
+    text = r['yaml'] if r['yaml'].endswith('\n') else r['yaml'] + '\n'  # buffer.get, system.get: no last newline
     if a.file:
         try:
             with open(a.file, 'w') as f:
-                f.write(r['yaml'])
+                f.write(text)
         except OSError as e:
             raise CtlError(e.strerror, a.file) from None
     else:
-        sys.stdout.write(r['yaml'])
+        sys.stdout.write(text)
 
 
 def show_limits(r, a):

@@ -4,41 +4,13 @@
 // (local_agent_rig.h: three ring ports the test plays the hosts behind) with a ControlApi on
 // its running state; each test checks what the wire shows before and after the change, and
 // ends with the books balanced and every mbuf back.
-#include "control/runtime/control_api.h"
 #include "tests/unit/control/local_agent_rig.h"
 
 namespace rs::test {
 namespace {
 
-struct HostRig : Rig {
-  explicit HostRig(const Options& o = {})
-      : Rig(o), api(*state, [this] {
-          sw->poll_all(now);
-          now += kUs;
-        }) {}
-  json call(const json& req) { return api.handle(req); }
-  json done(const json& req) {
-    json r = api.handle(req);
-    EXPECT_TRUE(r["ok"].get<bool>()) << req.dump() << " -> " << r.dump();
-    return r["result"];
-  }
-  std::string hash() { return done({{"id", 0}, {"op", "state.hash"}}).dump(); }
-  ControlApi api;
-};
-
-#define HOST_RIG(r, ...)    \
-  HostRig r{__VA_ARGS__};   \
-  ASSERT_TRUE(r.Rig::ok);        \
-  ASSERT_NE(r.agent, nullptr)
-
-std::size_t count_arp_replies(const std::vector<Frame>& out) {
-  std::size_t n = 0;
-  for (auto& f : out) n += be16(f, 12) == 0x0806 && be16(f, 20) == 2;
-  return n;
-}
-
 TEST(HostControl, AnAddressAddedAtRunTimeAnswersAndRoutesItsSubnetAndGoesAgainWithItsNeighbours) {
-  HOST_RIG(r);
+  API_RIG(r);
   r.cycle(1);
   const char* const kH5 = "02:aa:00:00:05:07";
   // Before: 10.0.5.1 is nobody's; ARP for it is not answered.
@@ -97,7 +69,7 @@ TEST(HostControl, AnAddressAddedAtRunTimeAnswersAndRoutesItsSubnetAndGoesAgainWi
 }
 
 TEST(HostControl, Ipv6AddressesBringTheNeighbourDiscoveryRouteAndTakeItWhenTheLastGoes) {
-  HOST_RIG(r, Options{.port_keys = {", ipv4: 10.0.1.1/24", ", ipv4: 10.0.2.1/24", ", ipv4: 10.0.3.1/24"}});
+  API_RIG(r, Options{.port_keys = {", ipv4: 10.0.1.1/24", ", ipv4: 10.0.2.1/24", ", ipv4: 10.0.3.1/24"}});
   EXPECT_EQ(r.route_group("ff02::", 16), nullptr);
   r.done({{"id", 1}, {"op", "port.set"}, {"port", "p1"}, {"ipv6", "2001:db8:2::1/64"}});
   const GroupSpec* nd = r.route_group("ff02::", 16);
@@ -117,7 +89,7 @@ TEST(HostControl, Ipv6AddressesBringTheNeighbourDiscoveryRouteAndTakeItWhenTheLa
 }
 
 TEST(HostControl, IcmpUnreachableAndCoppChangeWhatTheWorkersSendUp) {
-  HOST_RIG(r);
+  API_RIG(r);
   r.cycle(1);
   // p0 answers a miss; turned off, it does not, and the punt stage never sees the packet.
   r.done({{"id", 1}, {"op", "port.set"}, {"port", "p0"}, {"icmp_unreachable", false}});
@@ -153,7 +125,7 @@ TEST(HostControl, IcmpUnreachableAndCoppChangeWhatTheWorkersSendUp) {
 }
 
 TEST(HostControl, LldpAndNeighbourSettingsChangeAtRunTime) {
-  HOST_RIG(r);
+  API_RIG(r);
   r.cycle(1);
   auto lldp_frames = [&](int p) {
     std::vector<Frame> v;
@@ -180,7 +152,7 @@ TEST(HostControl, LldpAndNeighbourSettingsChangeAtRunTime) {
 }
 
 TEST(HostControl, RefusalsNameTheFieldAndChangeNothing) {
-  HOST_RIG(r);
+  API_RIG(r);
   r.cycle(1);
   const std::string before = r.hash();
   auto refused = [&](const json& req, const std::string& field, const std::string& reason_part) {
@@ -197,7 +169,7 @@ TEST(HostControl, RefusalsNameTheFieldAndChangeNothing) {
   refused({{"id", 3}, {"op", "port.set"}, {"port", "p2"}, {"ipv4", "10.0.9.0/24"}}, "ipv4", "subnet's own address");
   refused({{"id", 4}, {"op", "port.set"}, {"port", "p2"}, {"ipv4", "banana"}}, "ipv4", "banana");
   refused({{"id", 5}, {"op", "port.set"}, {"port", "p2"}, {"lldp", "often"}}, "lldp", "");
-  refused({{"id", 6}, {"op", "system.set"}, {"bridge", {{"flood_pps", 5}}}}, "bridge.flood_pps", "start-up");
+  refused({{"id", 6}, {"op", "system.set"}, {"bridge", {{"fdb_size", 4096}}}}, "bridge.fdb_size", "start-up");
   refused({{"id", 7}, {"op", "system.set"}, {"copp", {{"ip2me", {{"pps", -1}}}}}}, "copp.ip2me.pps", "");
   refused({{"id", 8}, {"op", "system.set"}, {"dns", 1}}, "dns", "unknown");
   // A transaction whose second operation fails takes the first's address and routes back.
@@ -218,7 +190,7 @@ TEST(HostControl, RefusalsNameTheFieldAndChangeNothing) {
 }
 
 TEST(HostControl, ASwitchStartedWithoutAddressesRefusesThemAndSaysWhy) {
-  HostRig r{Options{.addresses = false}};
+  ApiRig r{Options{.addresses = false}};
   ASSERT_TRUE(r.Rig::ok);
   ASSERT_EQ(r.agent, nullptr);
   const json res = r.call({{"id", 1}, {"op", "port.set"}, {"port", "p0"}, {"ipv4", "10.0.1.1/24"}});
@@ -231,7 +203,7 @@ TEST(HostControl, ASwitchStartedWithoutAddressesRefusesThemAndSaysWhy) {
 }
 
 TEST(HostControl, TheDumpOfRunTimeChangesLoadsBackIntoTheSameSettings) {
-  HOST_RIG(r);
+  API_RIG(r);
   r.done({{"id", 1}, {"op", "port.set"}, {"port", "p2"}, {"ipv4", {"10.0.3.1/24", "10.0.5.1/24"}}, {"ipv6", "2001:db8:5::1/64"},
         {"lldp", true}, {"icmp_unreachable", true}});
   r.done({{"id", 2}, {"op", "system.set"}, {"yaml", "copp: {lldp: {pps: 7}}\nneighbours: {retrans_s: 0.5}\nbridge: {ageing_s: 60}\n"}});

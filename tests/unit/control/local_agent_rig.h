@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "control/config/config_loader.h"
+#include "control/runtime/control_api.h"
 #include "control/runtime/running_state.h"
 #include "dataplane/switch/switch.h"
 #include "tests/support/constants.h"
@@ -168,6 +169,18 @@ Frame udp6(const std::string& dst, uint8_t hop_limit) {
   return (Eth{.dst = kPortMac[0], .src = kH0Mac} / Ipv6{.src = "2001:db8:1::2", .dst = dst, .hop_limit = hop_limit} /
           Udp{.sport = 40000, .dport = 33434} / Payload::of_size(16))
       .bytes();
+}
+
+// The frame with an 802.1Q tag for `vid` after its MACs, and without it.
+Frame tagged(Frame f, uint16_t vid) {
+  const uint8_t t[4] = {0x81, 0x00, static_cast<uint8_t>(vid >> 8), static_cast<uint8_t>(vid)};
+  f.insert(f.begin() + 12, t, t + 4);
+  return f;
+}
+uint16_t vid_of(const Frame& f) { return be16(f, 12) == 0x8100 ? be16(f, 14) & 0x0FFF : 0; }
+Frame untagged(Frame f) {
+  if (vid_of(f) || be16(f, 12) == 0x8100) f.erase(f.begin() + 12, f.begin() + 16);
+  return f;
 }
 
 // --- scapy ------------------------------------------------------------------------------------
@@ -352,6 +365,36 @@ class Rig {
   Rig r{__VA_ARGS__};       \
   ASSERT_TRUE(r.ok);        \
   ASSERT_NE(r.agent, nullptr)
+
+// The rig with the control protocol on its running state (ControlApi), as an operator's
+// requests reach it; a commit's grace period passes with the workers' polls.
+struct ApiRig : Rig {
+  explicit ApiRig(const Options& o = {})
+      : Rig(o), api(*state, [this] {
+          sw->poll_all(now);
+          now += kUs;
+        }) {}
+  json call(const json& req) { return api.handle(req); }
+  // A request that must succeed: its result.
+  json done(const json& req) {
+    json r = api.handle(req);
+    EXPECT_TRUE(r["ok"].get<bool>()) << req.dump() << " -> " << r.dump();
+    return r["result"];
+  }
+  std::string hash() { return done({{"id", 0}, {"op", "state.hash"}}).dump(); }
+  ControlApi api;
+};
+
+#define API_RIG(r, ...)     \
+  ApiRig r{__VA_ARGS__};    \
+  ASSERT_TRUE(r.Rig::ok);   \
+  ASSERT_NE(r.agent, nullptr)
+
+std::size_t count_arp_replies(const std::vector<Frame>& out) {
+  std::size_t n = 0;
+  for (auto& f : out) n += be16(f, 12) == 0x0806 && be16(f, 20) == 2;
+  return n;
+}
 
 // An ARP frame's fields as one line: eth dst, eth src, op, sha, spa, tha, tpa.
 std::string arp_text(const Frame& f) {

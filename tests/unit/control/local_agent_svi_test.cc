@@ -26,17 +26,6 @@ Options svi_rig() {
   return o;
 }
 
-// The frame with an 802.1Q tag for `vid` after its MACs, and without it.
-Frame tagged(Frame f, uint16_t vid) {
-  const uint8_t t[4] = {0x81, 0x00, static_cast<uint8_t>(vid >> 8), static_cast<uint8_t>(vid)};
-  f.insert(f.begin() + 12, t, t + 4);
-  return f;
-}
-uint16_t vid_of(const Frame& f) { return be16(f, 12) == 0x8100 ? be16(f, 14) & 0x0FFF : 0; }
-Frame untagged(Frame f) {
-  if (vid_of(f) || be16(f, 12) == 0x8100) f.erase(f.begin() + 12, f.begin() + 16);
-  return f;
-}
 uint16_t svi10() { return svi_iface(10); }
 
 TEST(LocalAgentSvi, ArpForTheVlanAddressIsAnsweredWhereItCameFromAndStillFlooded) {
