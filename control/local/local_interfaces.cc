@@ -30,11 +30,20 @@ void LocalAgent::refresh_host() {
   lldp_.restart();
   const auto vias = state_.via_next_hops();
   std::vector<NeighbourKey> gone;
-  for (const Neighbour* n : table_.entries())
-    if (iface_of_subnet(n->key.ip) != n->key.iface &&
-        std::find(vias.begin(), vias.end(), std::pair{n->key.ip, n->key.iface}) == vias.end())
-      gone.push_back(n->key);
+  for (const Neighbour* n : table_.entries()) {
+    const bool off_subnet = iface_of_subnet(n->key.ip) != n->key.iface &&
+                            std::find(vias.begin(), vias.end(), std::pair{n->key.ip, n->key.iface}) == vias.end();
+    // A VLAN's host programmed out of a port that has left the VLAN: resolved again on demand.
+    const auto at = programmed_port_.find(n->key);
+    const bool port_left = at != programmed_port_.end() && svi_port(svi_vlan(n->key.iface), n->mac) != at->second;
+    if (off_subnet || port_left || is_ours(n->key.iface, n->key.ip)) gone.push_back(n->key);
+  }
   for (auto& k : gone) apply(table_.remove(k));
+  // Where the VLANs' hosts were last seen, on ports that left them.
+  std::erase_if(seen_on_, [&](const auto& kv) {
+    const VlanTable* vt = sw_.vlans();
+    return !vt || !((vt->vlan[kv.first.first].members >> (kv.second & 63)) & 1);
+  });
 }
 
 bool LocalAgent::is_ours(uint16_t iface, const IpAddr& a) const {
@@ -85,10 +94,14 @@ rte_ether_addr LocalAgent::mac_of(uint16_t iface) const {
 }
 
 uint16_t LocalAgent::svi_port(uint16_t vlan, const rte_ether_addr& mac) const {
+  uint16_t port = kInvalidPort;
   if (const Fdb* fdb = sw_.fdb())  // the control thread is the FDB's writer: its reads are current
-    if (const Fdb::Entry* e = fdb->lookup(Fdb::key(vlan, mac.addr_bytes))) return e->port.load(std::memory_order_relaxed);
-  auto it = seen_on_.find({vlan, Fdb::key(0, mac.addr_bytes)});
-  return it == seen_on_.end() ? kInvalidPort : it->second;
+    if (const Fdb::Entry* e = fdb->lookup(Fdb::key(vlan, mac.addr_bytes))) port = e->port.load(std::memory_order_relaxed);
+  if (port == kInvalidPort)
+    if (auto it = seen_on_.find({vlan, Fdb::key(0, mac.addr_bytes)}); it != seen_on_.end()) port = it->second;
+  // A port that left the VLAN (control plane) no longer reaches the VLAN's hosts.
+  const VlanTable* vt = sw_.vlans();
+  return port < kMaxPorts && vt && ((vt->vlan[vlan].members >> (port & 63)) & 1) ? port : kInvalidPort;
 }
 
 void LocalAgent::send_on_port(const uint8_t* frame, uint32_t len, uint16_t port, uint16_t vlan, L3Type l3, uint8_t dscp) {

@@ -88,6 +88,22 @@ constexpr Op kOps[] = {
     {"help", false, "this list"},
 };
 
+// A settings request's sections: its own keys, or `yaml`, the same sections as YAML text (a
+// file's, or what the matching .get wrote), which may also hold `allowed`'s extra keys.
+YAML::Node sections(const ConfigReader& rd, const YAML::Node& n, std::initializer_list<const char*> allowed) {
+  if (!n["yaml"]) return n;
+  if (n.size() > 2) throw OpError{"yaml", "give the sections either as YAML text or as keys, not both"};
+  YAML::Node y;
+  try {
+    y = YAML::Load(rd.str(n["yaml"], "yaml"));
+  } catch (const YAML::Exception& e) {
+    throw OpError{"yaml", e.what()};
+  }
+  if (!y.IsMap()) throw OpError{"yaml", "expected a map of sections"};
+  rd.keys(y, "yaml", allowed);
+  return y;
+}
+
 const Op* find_op(const std::string& name) {
   for (auto& o : kOps)
     if (name == o.name) return &o;
@@ -294,32 +310,11 @@ void ControlApi::write(std::size_t index, const std::string& op, const json& arg
   }
   if (op == "buffer.set") {
     rd.keys(n, "", {"op", "buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "load_view", "yaml"});
-    if (!n["yaml"]) return buffer_set(state_, index, n);
-    // The sections as YAML text (a file's, or buffer.get's), instead of the request's own keys.
-    if (n.size() > 2) throw OpError{"yaml", "give the sections either as YAML text or as keys, not both"};
-    YAML::Node y;
-    try {
-      y = YAML::Load(rd.str(n["yaml"], "yaml"));
-    } catch (const YAML::Exception& e) {
-      throw OpError{"yaml", e.what()};
-    }
-    if (!y.IsMap()) throw OpError{"yaml", "expected a map of sections"};
-    rd.keys(y, "yaml", {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "load_view", "ports"});
-    return buffer_set(state_, index, y);
+    return buffer_set(state_, index, sections(rd, n, {"buffer", "wred_profiles", "queue_wred", "pfcwd", "pfc_quanta", "load_view", "ports"}));
   }
   if (op == "system.set") {
     rd.keys(n, "", {"op", "lldp", "neighbours", "copp", "bridge", "vlans", "yaml"});
-    if (!n["yaml"]) return system_set(state_, index, n);
-    if (n.size() > 2) throw OpError{"yaml", "give the sections either as YAML text or as keys, not both"};
-    YAML::Node y;
-    try {
-      y = YAML::Load(rd.str(n["yaml"], "yaml"));
-    } catch (const YAML::Exception& e) {
-      throw OpError{"yaml", e.what()};
-    }
-    if (!y.IsMap()) throw OpError{"yaml", "expected a map of sections"};
-    rd.keys(y, "yaml", {"lldp", "neighbours", "copp", "bridge", "vlans"});
-    return system_set(state_, index, y);
+    return system_set(state_, index, sections(rd, n, {"lldp", "neighbours", "copp", "bridge", "vlans"}));
   }
   throw OpError{"op", fmt::format("unknown operation '{}' (known: {})", op, op_names())};
 }

@@ -29,6 +29,13 @@ void RunningState::interface_routes_set(std::size_t op, const SwitchConfig& next
   }
   for (auto& [k, r] : has) {
     if (had.count(k)) continue;
+    // A neighbour resolved at the new address gives way to it (the switch made its route).
+    if (auto at = routes_.find(k.first); at != routes_.end() && groups_[at->second] && groups_[at->second]->origin == GroupOrigin::Neighbour) {
+      IpAddr ip;
+      ip.v6 = k.first.ipv6;
+      std::copy(k.first.addr.begin(), k.first.addr.end(), ip.b.begin());
+      neighbour_route_del(op, ip);
+    }
     if (auto at = routes_.find(k.first); at != routes_.end())
       throw OpError{ip_field(k.first.ipv6), fmt::format("{} makes route {}, which exists (group '{}'): delete it first", r->why,
                                                         format_prefix(k.first), groups_[at->second] ? groups_[at->second]->name : "?")};
@@ -49,36 +56,37 @@ void RunningState::host_set(std::size_t op, const SwitchConfig& next) {
   // control plane when some port had an address or LLDP.
   if (!sw_.fdb() && !next.vlans.empty())
     throw OpError{"vlans", "the switch started with no VLAN, so without a bridge (its FDB is made at start-up): declare a VLAN in the configuration"};
-  if (!group_id(kLocalGroup)) {
-    for (auto& p : next.ports)
-      if (!p.addrs.empty() || p.lldp || p.icmp_unreachable)
-        throw OpError{!p.addrs.empty() ? ip_field(p.addrs[0].addr.v6) : p.lldp ? "lldp" : "icmp_unreachable",
-                      "the switch started with no address and no LLDP on any port, so without a path to its control plane "
-                      "(made at start-up): give some port an address in the configuration"};
-    if (!next.vlan_interfaces.empty())
-      throw OpError{"vlans", "the switch started with no address and no LLDP on any port, so without a path to its control plane "
-                             "(made at start-up): a VLAN interface needs one"};
+  if (!sw_.local()) {
+    constexpr const char* kNoPath = "the switch started with no address and no LLDP on any port, so without a path to its control "
+                                    "plane (made at start-up): give some port an address in the configuration";
+    for (std::size_t i = 0; i < base_.ports.size(); ++i) {
+      const PortSpec &p = next.ports[i], &was = base_.ports[i];
+      if (p.addrs != was.addrs) throw OpError{ip_field(!p.addrs.empty() && p.addrs[0].addr.v6), kNoPath};
+      if (p.lldp != was.lldp) throw OpError{"lldp", kNoPath};
+      if (p.icmp_unreachable != was.icmp_unreachable) throw OpError{"icmp_unreachable", kNoPath};
+    }
+    if (!next.vlan_interfaces.empty()) throw OpError{"vlans", std::string(kNoPath) + " (a VLAN interface needs one)"};
+  }
+  // A next hop that group members name by IP stays in a subnet of its interface, and not ours.
+  for (auto& [ip, iface] : via_next_hops()) {
+    const std::vector<InterfaceAddress>* addrs = nullptr;
+    if (!is_svi(iface)) addrs = iface < next.ports.size() ? &next.ports[iface].addrs : nullptr;
+    for (auto& v : next.vlan_interfaces)
+      if (is_svi(iface) && v.vlan == svi_vlan(iface)) addrs = &v.addrs;
+    bool held = false, own = false;
+    for (std::size_t i = 0; addrs && i < addrs->size(); ++i) {
+      held |= (*addrs)[i].addr.v6 == ip.v6 && ip.in((*addrs)[i].addr, (*addrs)[i].depth);
+      own |= (*addrs)[i].addr == ip;
+    }
+    if (!held || own)
+      throw OpError{is_svi(iface) ? "vlans" : ip_field(ip.v6),
+                    fmt::format("group members name next hop {} on {}, which would be {}: change those groups first", format_ip(ip),
+                                is_svi(iface) ? fmt::format("Vlan{}", svi_vlan(iface)) : base_.ports[iface].name,
+                                own ? "the switch's own address" : "in no subnet of it")};
   }
   interface_routes_set(op, next);
-  // What host_set changes, taken from a configuration (the undo takes it from the one before).
-  auto take = [this](const SwitchConfig& from) {
-    for (std::size_t p = 0; p < base_.ports.size(); ++p) {
-      PortSpec& ps = base_.ports[p];
-      ps.addrs = from.ports[p].addrs;
-      ps.icmp_unreachable = from.ports[p].icmp_unreachable;
-      ps.lldp = from.ports[p].lldp;
-      ps.access_vlan = from.ports[p].access_vlan;
-      ps.tagged_vlans = from.ports[p].tagged_vlans;
-    }
-    base_.vlans = from.vlans;
-    base_.vlan_interfaces = from.vlan_interfaces;
-    base_.lldp = from.lldp;
-    base_.neighbours = from.neighbours;
-    base_.copp = from.copp;
-    base_.bridge = from.bridge;
-  };
-  txn_.undo.push_back([this, take, before = base_] { take(before); });
-  take(next);
+  txn_.undo.push_back([this, before = base_] { copy_host_settings(base_, before); });
+  copy_host_settings(base_, next);
   txn_.host_dirty = true;
 }
 

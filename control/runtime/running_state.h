@@ -89,15 +89,17 @@ class RunningState {
   // (the buffer's cell size, which PGs are lossless) must be as it is. The switch applies it
   // at commit (Switch::reconfigure_ports), hitlessly.
   void settings_set(std::size_t op, SwitchConfig next);
-  // The switch as a host on its links (control/local): the ports' and VLAN interfaces'
-  // addresses, icmp_unreachable and lldp per port, and the lldp, neighbours, copp and
-  // bridge.ageing_s sections, from `next` (config() edited, checked by the config loader). An
-  // address's routes (its /32 or /128 to `local`, its subnet to a connected group) come and go
-  // with it in this transaction; one whose prefix another route holds is refused. The rest is
-  // the switch's at commit (Switch::set_host_settings); the neighbours of a subnet that went
-  // are forgotten by the LocalAgent on its next poll. What is set at start-up (the VLANs and
-  // their interfaces, the bridge's flood limit and FDB size; and an address on a switch that
-  // started with none, which has no path to its control plane) is refused, naming the field.
+  // The switch as a host on its links (control/local): the ports' addresses, icmp_unreachable,
+  // lldp and VLAN membership, the VLANs and their interfaces, and the lldp, neighbours, copp and
+  // bridge sections (copy_host_settings), from `next` (config() edited, checked by the config
+  // loader). An address's routes (its /32 or /128 to `local`, its subnet to a connected group)
+  // come and go with it in this transaction; one whose prefix another route holds is refused (a
+  // neighbour's gives way), and so is a change that leaves a next hop group members name by IP
+  // outside its interface's subnets. The rest is the switch's at commit
+  // (Switch::set_host_settings); the neighbours of a subnet that went are forgotten by the
+  // LocalAgent on its next poll. What is set at start-up (the FDB's size; VLANs on a switch that
+  // started without a bridge; addresses, LLDP or icmp_unreachable on one that started without a
+  // path to its control plane) is refused, naming the field.
   void host_set(std::size_t op, const SwitchConfig& next);
 
   // What the switch's control plane changes by itself (control/local): a resolved neighbour's

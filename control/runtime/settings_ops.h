@@ -22,8 +22,7 @@ inline constexpr const char* kBufferSections[] = {"buffer", "wred_profiles", "qu
 // {name, speed_gbps, cable_length_m, queues} as buffer_get writes it.
 void buffer_set(RunningState& st, std::size_t op, const YAML::Node& request);
 // The switch as a host on its links (RunningState::host_set): port.set's keys of ports[] below,
-// and system.set's sections (vlans: the whole list, of which only the interfaces' addresses
-// may change).
+// and system.set's sections (vlans: the whole list, VLANs and their interfaces).
 inline constexpr const char* kPortHostKeys[] = {"ipv4", "ipv6", "icmp_unreachable", "lldp", "vlan"};
 inline constexpr const char* kSystemSections[] = {"lldp", "neighbours", "copp", "bridge", "vlans"};
 void port_host_set(RunningState& st, std::size_t op, uint16_t port, const YAML::Node& request);

@@ -7,6 +7,7 @@
 #include <rte_ring.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "dataplane/core/mbuf_pool.h"
@@ -15,67 +16,10 @@
 #include "dataplane/ports/ethdev_port.h"
 #include "dataplane/routing/policy_set.h"
 #include "dataplane/switch/mirror_sessions.h"
+#include "dataplane/switch/switch_tables.h"
 #include "pipelines_embedded.h"
 
 namespace rs {
-namespace {
-// What the shared buffer is sized from: each port's lossless settings, every queue's static
-// byte limit summed, and whether a queue uses a dynamic threshold.
-uint64_t unreachable_ports(const SwitchConfig& cfg) {
-  uint64_t m = 0;
-  for (std::size_t i = 0; i < cfg.ports.size(); ++i)
-    if (cfg.ports[i].icmp_unreachable) m |= uint64_t{1} << i;
-  return m;
-}
-
-std::unique_ptr<VlanTable> vlan_table(const SwitchConfig& cfg) {
-  auto t = std::make_unique<VlanTable>();
-  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
-    const PortSpec& ps = cfg.ports[i];
-    const uint64_t bit = uint64_t{1} << i;
-    if (ps.access_vlan) {
-      t->access[i] = ps.access_vlan;
-      t->vlan[ps.access_vlan].members |= bit;
-    }
-    for (uint16_t v : ps.tagged_vlans) {
-      t->vlan[v].members |= bit;
-      t->vlan[v].tagged |= bit;
-    }
-    if (ps.bridged()) t->bridged |= bit;
-  }
-  for (auto& v : cfg.vlan_interfaces) t->vlan[v.vlan].router = VlanTable::mac_word(v.mac.addr_bytes);
-  t->flood = GcraRate::of(cfg.bridge.flood_pps, cfg.bridge.flood_burst);
-  t->refresh_ns = std::min<uint64_t>(1'000'000'000, static_cast<uint64_t>(cfg.bridge.ageing_s * 1e9 / 4));
-  return t;
-}
-
-struct BufferInputs {
-  std::vector<PortLosslessConfig> lossless;
-  uint64_t static_sum = 0;
-  bool dynamic = false;
-};
-BufferInputs buffer_inputs(const SwitchConfig& cfg) {
-  BufferInputs in;
-  for (auto& ps : cfg.ports) {
-    in.lossless.push_back(ps.lossless);
-    for (int q = 0; q < 8; ++q) {
-      // A queue's bytes are charged in cells: its packet limit bounds the rounding.
-      in.static_sum += ps.egress.limits[q].bytes + uint64_t{ps.egress.limits[q].packets} * cfg.mmu.pool.cell_size;
-      in.dynamic |= ps.lossless.dynamic_th[q] != kNoDynamicTh;
-    }
-  }
-  return in;
-}
-// The traffic classes whose priority (their PG) is in pfc_enable: what a worker counts as a
-// lossless drop before a queue, the priorities lossless_drops() reads the queues of.
-uint8_t lossless_tcs(const MmuConfig& mc) {
-  uint8_t m = 0;
-  for (int t = 0; t < 8; ++t)
-    if (mc.pfc_enable & (1u << (mc.tc_to_pg[t] & 7))) m |= static_cast<uint8_t>(1u << t);
-  return m;
-}
-}  // namespace
-
 Switch::Switch(const SwitchConfig& cfg, uint64_t now_ns) : cfg_(cfg) {
   if (cfg.ports.size() > kMaxPorts) throw std::runtime_error("too many ports");
   if (cfg.workers == 0 || cfg.workers > kMaxWorkers) throw std::runtime_error("bad worker count");
@@ -418,98 +362,6 @@ void Switch::poll_links(uint64_t now_ns) {
     }
     load_.set_link(port, up);
   }
-}
-
-void Switch::reconfigure_ports(const SwitchConfig& next, const std::function<void()>& wait) {
-  if (next.ports.size() != ports_.size()) throw std::runtime_error("the ports are set at start-up");
-  if (next.mmu.pool.cell_size != cfg_.mmu.pool.cell_size) throw std::runtime_error("buffer.pool.cell_size is set at start-up");
-  auto all_applied = [&] { return std::all_of(egress_.begin(), egress_.end(), [](auto& e) { return e->applied(); }); };
-  while (!all_applied())
-    if (wait) wait();
-  // Every port gets its settings, changed or not: each owner re-reads the pool's admission
-  // mode. The blocks (and any larger ring) are made before anything is published.
-  struct Blocks {
-    std::vector<std::unique_ptr<EgressPort::Settings>> v;
-    ~Blocks() {
-      for (auto& s : v)
-        if (s)
-          for (auto* slots : s->slots) rte_free(slots);
-    }
-  } blocks;
-  for (std::size_t p = 0; p < ports_.size(); ++p) {
-    auto& s = blocks.v.emplace_back(std::make_unique<EgressPort::Settings>());
-    s->egress = next.ports[p].egress;
-    s->lossless = next.ports[p].lossless;
-    s->pfcwd = next.mmu.pfcwd;
-    for (int q = 0; q < 8; ++q) {
-      const uint32_t cap = PacketFifo::capacity_for(s->egress.limits[q].packets);
-      if (cap <= egress_[p]->fifo(q).capacity()) continue;  // the ring holds the new limit
-      s->slots[q] = static_cast<rte_mbuf**>(rte_zmalloc("pkt_fifo", sizeof(rte_mbuf*) * cap, 64));
-      if (!s->slots[q]) throw std::runtime_error(fmt::format("port {} queue {}: no memory for {} packets", next.ports[p].name, q, cap));
-      s->capacity[q] = cap;
-    }
-  }
-  const BufferInputs in = buffer_inputs(next);
-  sb_->reconfigure(next.mmu, in.lossless, in.static_sum, in.dynamic);  // throws before anything changed
-  bool macs_changed = false;
-  for (std::size_t p = 0; p < ports_.size(); ++p) {
-    blocks.v[p]->mac = next.ports[p].mac;
-    blocks.v[p]->load_view = next.load_view;
-    macs_changed |= !rte_is_same_ether_addr(&next.ports[p].mac, &cfg_.ports[p].mac);
-  }
-  if (macs_changed) {
-    auto macs = std::make_unique<PortMacs>();
-    for (std::size_t p = 0; p < ports_.size(); ++p) macs->mac[p] = next.ports[p].mac;
-    port_macs_.publish(std::move(macs));
-  }
-  for (std::size_t p = 0; p < ports_.size(); ++p) egress_[p]->offer(std::move(blocks.v[p]));  // all applied above: accepted
-  for (auto& w : workers_) w->wd_poll_ns.store(next.mmu.pfcwd.enabled ? next.mmu.pfcwd.poll_ns : 0, std::memory_order_relaxed);
-  for (std::size_t p = 0; p < ports_.size(); ++p) {
-    cfg_.ports[p].egress = next.ports[p].egress;
-    cfg_.ports[p].lossless = next.ports[p].lossless;
-    cfg_.ports[p].mac = next.ports[p].mac;
-  }
-  cfg_.mmu = next.mmu;
-  cfg_.load_view = next.load_view;
-  load_.configure(next.load_view);  // the record; each owner has its copy in its block
-  while (!all_applied())
-    if (wait) wait();
-  for (auto& e : egress_) e->collect();
-}
-
-void Switch::set_host_settings(const SwitchConfig& next) {
-  for (std::size_t p = 0; p < cfg_.ports.size(); ++p) {
-    cfg_.ports[p].addrs = next.ports[p].addrs;
-    cfg_.ports[p].icmp_unreachable = next.ports[p].icmp_unreachable;
-    cfg_.ports[p].lldp = next.ports[p].lldp;
-  }
-  cfg_.lldp = next.lldp;
-  cfg_.neighbours = next.neighbours;
-  cfg_.copp = next.copp;
-  if (local_) punt_policy_.publish(std::make_unique<PuntPolicy>(PuntPolicy::of(cfg_.copp, unreachable_ports(cfg_))));
-  if (fdb_) {
-    // The VLANs, their members and interfaces, the bridge's limits.
-    for (std::size_t p = 0; p < cfg_.ports.size(); ++p) {
-      cfg_.ports[p].access_vlan = next.ports[p].access_vlan;
-      cfg_.ports[p].tagged_vlans = next.ports[p].tagged_vlans;
-    }
-    cfg_.vlans = next.vlans;
-    cfg_.vlan_interfaces = next.vlan_interfaces;
-    cfg_.bridge = next.bridge;
-    vlans_.publish(vlan_table(cfg_));
-    // A station learned on a port that left its VLAN is no longer behind it there: unicast to
-    // it floods again (and is learned anew) rather than being filtered. What workers still on
-    // the old table report is not learned (Fdb::poll checks the new one).
-    const VlanTable& now = *vlans_.load();
-    fdb_->flush_if([&now](uint16_t vlan, uint16_t port) { return !((now.vlan[vlan].members >> (port & 63)) & 1); });
-  }
-  cfg_.bridge.ageing_s = next.bridge.ageing_s;
-  ++host_generation_;
-}
-
-void Switch::publish_qos(const QosMaps& maps) {
-  qos_ = maps;
-  classify_.publish(std::make_unique<TcQueueMap>(maps));
 }
 
 uint64_t Switch::nexthop_packets(uint32_t nh) const {

@@ -93,12 +93,12 @@ class Switch {
   // buffer's reservations do not fit in the pool.
   void reconfigure_ports(const SwitchConfig& next, const std::function<void()>& wait);
   // Run-time settings of the switch as a host on its links (the control plane's port.set
-  // addresses, icmp_unreachable, lldp, and system.set): `next` is the running configuration
-  // with new interface addresses (ports' and VLANs' interfaces), icmp_unreachable and lldp per
-  // port, and new lldp, neighbours, copp and bridge.ageing_s sections. The workers' part (CoPP
-  // policers, the ICMP unreachable ports) is published under RCU; the rest is read by the
-  // control thread (control/local), which sees host_generation() move. The routes the
-  // addresses make are the FIB's, changed by the caller.
+  // addresses, icmp_unreachable, lldp, vlan, and system.set): `next` is the running
+  // configuration with new values of what copy_host_settings copies. The workers' part is
+  // published under RCU: the CoPP policers and the ICMP unreachable ports (PuntPolicy), and
+  // when it changed the VLAN table, after which the FDB forgets what a port learned in a VLAN
+  // it left. The rest is read by the control thread (control/local), which sees
+  // host_generation() move. The routes the addresses make are the FIB's, changed by the caller.
   void set_host_settings(const SwitchConfig& next);
   uint64_t host_generation() const { return host_generation_; }
   // Housekeeping on the control thread: frees the snapshots no worker sees any more and brings

@@ -246,6 +246,26 @@ struct InterfaceRoute {
 };
 std::vector<InterfaceRoute> interface_routes(const SwitchConfig& cfg);
 
+// The switch's settings as a host on its links, which the control plane changes at run time
+// (RunningState::host_set, Switch::set_host_settings): the ports' addresses, icmp_unreachable,
+// lldp and VLAN membership; the VLANs and their interfaces; lldp, neighbours, copp, bridge.
+inline void copy_host_settings(SwitchConfig& to, const SwitchConfig& from) {
+  for (std::size_t p = 0; p < to.ports.size() && p < from.ports.size(); ++p) {
+    PortSpec& ps = to.ports[p];
+    ps.addrs = from.ports[p].addrs;
+    ps.icmp_unreachable = from.ports[p].icmp_unreachable;
+    ps.lldp = from.ports[p].lldp;
+    ps.access_vlan = from.ports[p].access_vlan;
+    ps.tagged_vlans = from.ports[p].tagged_vlans;
+  }
+  to.vlans = from.vlans;
+  to.vlan_interfaces = from.vlan_interfaces;
+  to.lldp = from.lldp;
+  to.neighbours = from.neighbours;
+  to.copp = from.copp;
+  to.bridge = from.bridge;
+}
+
 // Builds the FIB (next hops, groups with their redirection tables, routes). Throws on error.
 std::unique_ptr<Fib> build_fib(const SwitchConfig& cfg);
 

@@ -155,13 +155,7 @@ TEST(HostControl, RefusalsNameTheFieldAndChangeNothing) {
   API_RIG(r);
   r.cycle(1);
   const std::string before = r.hash();
-  auto refused = [&](const json& req, const std::string& field, const std::string& reason_part) {
-    const json res = r.call(req);
-    ASSERT_FALSE(res["ok"].get<bool>()) << req.dump();
-    EXPECT_EQ(res["error"]["field"], field) << res.dump();
-    EXPECT_NE(res["error"]["reason"].get<std::string>().find(reason_part), std::string::npos) << res.dump();
-    EXPECT_EQ(r.hash(), before) << req.dump();
-  };
+  auto refused = [&](const json& req, const std::string& field, const std::string& reason) { r.refused(req, field, reason, before); };
   // An address whose subnet a configured route holds.
   refused({{"id", 1}, {"op", "port.set"}, {"port", "p2"}, {"ipv4", {"10.0.3.1/24", "10.8.0.1/16"}}}, "ipv4", "10.8.0.0/16");
   // Another port's subnet; a subnet's own address; not an address.
@@ -187,6 +181,42 @@ TEST(HostControl, RefusalsNameTheFieldAndChangeNothing) {
   const json del = r.call({{"id", 10}, {"op", "route.del"}, {"prefix", "10.0.3.0/24"}});
   EXPECT_NE(del["error"]["reason"].get<std::string>().find("port.set"), std::string::npos) << del.dump();
   r.finish();
+}
+
+TEST(HostControl, ANeighbourGivesWayToAnAddressAndANamedNextHopHoldsItsSubnet) {
+  API_RIG(r, Options{.routes = "  - {prefix: 10.9.0.0/16, via: 10.0.2.2}\n"});
+  r.cycle(1);
+  // 10.0.3.7 is a neighbour of p2; the port takes that address: the neighbour's route goes.
+  r.inject(2, arp_request(kH2Mac, "10.0.3.7", "10.0.3.1"));
+  r.cycle();
+  ASSERT_NE(r.route_group("10.0.3.7", 32), nullptr);
+  EXPECT_EQ(r.route_group("10.0.3.7", 32)->origin, GroupOrigin::Neighbour);
+  r.done({{"id", 1}, {"op", "port.set"}, {"port", "p2"}, {"ipv4", "10.0.3.7/24"}});
+  ASSERT_NE(r.route_group("10.0.3.7", 32), nullptr);
+  EXPECT_EQ(r.route_group("10.0.3.7", 32)->name, "local");
+  r.cycle();
+  EXPECT_EQ(r.neighbour(2, "10.0.3.7"), nullptr) << "the agent forgets a neighbour at its own address";
+  r.sent(2);
+  r.inject(2, arp_request("02:aa:00:00:03:08", "10.0.3.8", "10.0.3.7"));
+  r.cycle();
+  EXPECT_EQ(count_arp_replies(r.sent(2)), 1u);
+
+  // The route's next hop 10.0.2.2 must stay in a subnet of p1, and not become p1's address.
+  const std::string before = r.hash();
+  r.refused({{"id", 2}, {"op", "port.set"}, {"port", "p1"}, {"ipv4", "10.0.5.1/24"}}, "ipv4", "next hop 10.0.2.2 on p1", before);
+  r.refused({{"id", 3}, {"op", "port.set"}, {"port", "p1"}, {"ipv4", "10.0.2.2/24"}}, "ipv4", "own address", before);
+  r.done({{"id", 4}, {"op", "port.set"}, {"port", "p1"}, {"ipv4", "10.0.2.1/25"}});
+  r.finish();
+}
+
+TEST(HostControl, ASwitchWithIcmpUnreachableAloneChangesItsOtherSettings) {
+  ApiRig r{Options{.port_keys = {", icmp_unreachable: true", "", ""}}};
+  ASSERT_TRUE(r.Rig::ok);
+  ASSERT_EQ(r.agent, nullptr) << "no address, no LLDP: no control path";
+  r.done({{"id", 1}, {"op", "system.set"}, {"copp", {{"arp", {{"pps", 10}}}}}});
+  const json res = r.call({{"id", 2}, {"op", "port.set"}, {"port", "p1"}, {"icmp_unreachable", true}});
+  ASSERT_FALSE(res["ok"].get<bool>());
+  EXPECT_EQ(res["error"]["field"], "icmp_unreachable");
 }
 
 TEST(HostControl, ASwitchStartedWithoutAddressesRefusesThemAndSaysWhy) {

@@ -382,6 +382,14 @@ struct ApiRig : Rig {
     return r["result"];
   }
   std::string hash() { return done({{"id", 0}, {"op", "state.hash"}}).dump(); }
+  // A request refused naming `field`, its reason holding `reason_part`, the state as `before`.
+  void refused(const json& req, const std::string& field, const std::string& reason_part, const std::string& before) {
+    const json res = call(req);
+    ASSERT_FALSE(res["ok"].get<bool>()) << req.dump();
+    EXPECT_EQ(res["error"]["field"], field) << res.dump();
+    EXPECT_NE(res["error"]["reason"].get<std::string>().find(reason_part), std::string::npos) << res.dump();
+    EXPECT_EQ(hash(), before) << req.dump();
+  }
   ControlApi api;
 };
 
