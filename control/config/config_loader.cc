@@ -373,7 +373,9 @@ SwitchConfig load_config_node(const YAML::Node& root, const std::string& source,
     // A read the checks above did not guard (a node of the wrong kind subscripted or converted):
     // still a refusal with the line, never an escaping exception. fuzz_config reports these
     // ("(structure)") so that the missing check gets written.
-    throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
+    ConfigError err(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
+    err.unguarded = true;
+    throw err;
   }
 }
 

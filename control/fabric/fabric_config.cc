@@ -253,7 +253,9 @@ FabricRunSpec load_fabric_text(const std::string& text, const std::string& sourc
   try {
     return load(root, source);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
+    ConfigError err(source, e.mark.line >= 0 ? e.mark.line + 1 : 0, "(structure)", e.msg);
+    err.unguarded = true;
+    throw err;
   }
 }
 
