@@ -15,6 +15,7 @@
 #include "control/config/routing_config.h"
 #include "control/runtime/captures.h"
 #include "control/runtime/control_reads.h"
+#include "control/runtime/request_yaml.h"
 #include "control/runtime/settings_ops.h"
 #include "dataplane/proto/mac_addr.h"
 
@@ -23,29 +24,6 @@ namespace rs {
 using nlohmann::json;
 
 namespace {
-
-// Requests are read by the YAML configuration's readers: the JSON is turned into the YAML
-// tree the file would have had.
-YAML::Node to_yaml(const json& j) {
-  switch (j.type()) {
-    case json::value_t::boolean: return YAML::Node(j.get<bool>());
-    case json::value_t::number_integer: return YAML::Node(j.get<int64_t>());
-    case json::value_t::number_unsigned: return YAML::Node(j.get<uint64_t>());
-    case json::value_t::number_float: return YAML::Node(fmt::format("{}", j.get<double>()));
-    case json::value_t::string: return YAML::Node(j.get<std::string>());
-    case json::value_t::array: {
-      YAML::Node n(YAML::NodeType::Sequence);
-      for (auto& e : j) n.push_back(to_yaml(e));
-      return n;
-    }
-    case json::value_t::object: {
-      YAML::Node n(YAML::NodeType::Map);
-      for (auto& [k, v] : j.items()) n[k] = to_yaml(v);
-      return n;
-    }
-    default: return YAML::Node(YAML::NodeType::Null);
-  }
-}
 
 struct Op {
   const char* name;

@@ -39,12 +39,7 @@ void RunningState::interface_routes_set(std::size_t op, const SwitchConfig& next
     if (auto at = routes_.find(k.first); at != routes_.end())
       throw OpError{ip_field(k.first.ipv6), fmt::format("{} makes route {}, which exists (group '{}'): delete it first", r->why,
                                                         format_prefix(k.first), groups_[at->second] ? groups_[at->second]->name : "?")};
-    if (!group_id(k.second)) {
-      GroupSpec g;
-      g.name = k.second;
-      g.origin = GroupOrigin::Connected;
-      group_add(op, std::move(g));
-    }
+    if (!group_id(k.second)) group_add(op, connected_group(k.second));
     route_add(op, r->route, k.second, false);
   }
 }

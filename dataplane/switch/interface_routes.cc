@@ -71,11 +71,8 @@ void add_interface_routes(SwitchConfig& cfg) {
     if (ir.group == kLocalGroup) {
       ir.route.group = local_id;
     } else {
-      GroupSpec g;
-      g.name = ir.group;
-      g.origin = GroupOrigin::Connected;
       ir.route.group = static_cast<uint32_t>(cfg.groups.size());
-      cfg.groups.push_back(g);
+      cfg.groups.push_back(connected_group(ir.group));
     }
     cfg.routes.push_back(ir.route);
   }

@@ -161,6 +161,14 @@ inline GroupSpec drop_group(std::string name) {
   return g;
 }
 
+// A connected subnet's group (interface_routes): no members, its hosts resolved one by one.
+inline GroupSpec connected_group(std::string name) {
+  GroupSpec g;
+  g.name = std::move(name);
+  g.origin = GroupOrigin::Connected;
+  return g;
+}
+
 // A scheduled link change (an emulated cable cut, a maintenance window): `at_ns` after start.
 struct LinkEvent {
   uint16_t port = 0;
