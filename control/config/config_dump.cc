@@ -361,7 +361,7 @@ void write_routing(Out& o, const SwitchConfig& cfg) {
 
   // Always, defaults too: the dump leans on no default.
   const RouteLimits& l = cfg.route_limits;
-  o.begin_map("limits", true).kv("routes_v4", l.v4).kv("routes_v6", l.v6).kv("tbl8_v4", l.v4_tbl8).kv("tbl8_v6", l.v6_tbl8).end_map();
+  o.begin_map("limits", true).kv("routes_v4", l.v4).kv("routes_v6", l.v6).kv("tbl8_v4", l.v4_tbl8).kv("tbl8_v6", l.v6_tbl8).kv("prefault", l.prefault).end_map();
 
   if (!cfg.routes.empty()) o.begin_seq("routes");
   for (std::size_t k = 0; k < cfg.routes.size(); ++k) {

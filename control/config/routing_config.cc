@@ -155,7 +155,7 @@ void read_link_events(const ConfigReader& rd, const YAML::Node& n, const std::ma
 }
 
 void read_limits(const ConfigReader& rd, const YAML::Node& n, RouteLimits& limits) {
-  rd.keys(n, "limits", {"routes_v4", "routes_v6", "tbl8_v4", "tbl8_v6"});
+  rd.keys(n, "limits", {"routes_v4", "routes_v6", "tbl8_v4", "tbl8_v6", "prefault"});
   auto get = [&](const char* key, uint32_t& dst, uint32_t hi) {
     if (auto x = n[key]) dst = static_cast<uint32_t>(rd.integer(x, fmt::format("limits.{}", key), 1, hi));
   };
@@ -163,6 +163,7 @@ void read_limits(const ConfigReader& rd, const YAML::Node& n, RouteLimits& limit
   get("routes_v6", limits.v6, kMaxRoutesV6);
   get("tbl8_v4", limits.v4_tbl8, kMaxTbl8V4);
   get("tbl8_v6", limits.v6_tbl8, kMaxTbl8V6);
+  if (auto x = n["prefault"]) limits.prefault = rd.boolean(x, "limits.prefault");
 }
 
 RouteTableNeeds route_table_needs(const std::vector<RouteSpec>& routes) {

@@ -205,8 +205,11 @@ void fabric_routes(FabricSpec& f, const PolicySpec& policy) {
   for (auto& s : f.switches) {
     RouteLimits& l = s.cfg.route_limits;
     const RouteLimits d;
-    if (l.v4 == d.v4 && l.v6 == d.v6 && l.v4_tbl8 == d.v4_tbl8 && l.v6_tbl8 == d.v6_tbl8)
-      l = RouteLimits{.v4 = std::max<uint32_t>(1024, 2 * hosts), .v6 = 256, .v4_tbl8 = std::max<uint32_t>(256, hosts + 64), .v6_tbl8 = 256};
+    // Nor are their IPv4 tables made resident up front (limits.prefault): a fabric's routes are
+    // few and mostly set at start-up, and 64 MiB a bank times many switches is not.
+    if (l.v4 == d.v4 && l.v6 == d.v6 && l.v4_tbl8 == d.v4_tbl8 && l.v6_tbl8 == d.v6_tbl8 && l.prefault == d.prefault)
+      l = RouteLimits{.v4 = std::max<uint32_t>(1024, 2 * hosts), .v6 = 256, .v4_tbl8 = std::max<uint32_t>(256, hosts + 64), .v6_tbl8 = 256,
+                      .prefault = false};
   }
   const auto all = fabric_next_hops(f, {});
   // A switch that cannot reach a host's switch: the first by (host's switch, switch).

@@ -250,6 +250,7 @@ TEST(ConfigDump, OneChangedFieldChangesTheText) {
   differs("flow start", [](SwitchConfig& c) { c.ports[0].host.flows[0].start_ns += 1; },
           [](const SwitchConfig& c) { return c.ports[0].host.flows[0].start_ns == 100'000'001; });
   differs("route limit", [](SwitchConfig& c) { c.route_limits.v4_tbl8 = 17; }, [](const SwitchConfig& c) { return c.route_limits.v4_tbl8 == 17; });
+  differs("route table prefault", [](SwitchConfig& c) { c.route_limits.prefault = false; }, [](const SwitchConfig& c) { return !c.route_limits.prefault; });
   // The pipeline is named by path; its content still shows, through the digest comment.
   SwitchConfig p = base;
   p.pipeline_text += "\n";

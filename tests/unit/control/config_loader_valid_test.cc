@@ -378,6 +378,9 @@ TEST(ConfigLoader, LimitsSizeTheRouteTables) {
   EXPECT_EQ(c.route_limits.v4, 2u);
   EXPECT_EQ(c.route_limits.v6, 1u);
   EXPECT_EQ(c.route_limits.v4_tbl8, 4096u);  // a key not given keeps its default
+  EXPECT_TRUE(c.route_limits.prefault);
+  c = load_config_text("limits: {prefault: false}\n" + kTwoPorts, "lazy.yaml");
+  EXPECT_FALSE(c.route_limits.prefault);
 }
 
 // The loader's tbl8 count is what rte_lpm and rte_lpm6 need: with the smallest tbl8 limits the
