@@ -152,41 +152,48 @@ void RunningState::refuse_derived(const std::string& field, uint32_t group) cons
   }
 }
 
+void RunningState::undo_route(const RouteUndo& u) {
+  if (u.after >= 0) --refs_[u.after];
+  else ++count_[u.key.ipv6];
+  if (u.before >= 0) {
+    routes_[u.key] = static_cast<uint32_t>(u.before);
+    ++refs_[u.before];
+  } else {
+    routes_.erase(u.key);
+    --count_[u.key.ipv6];
+  }
+}
+
 void RunningState::route_add(std::size_t op, const RouteSpec& r, const std::string& group, bool replace) {
   require_txn();
   const auto gid = group_id(group);
   if (!gid) throw OpError{"group", fmt::format("no group '{}'", group)};
   refuse_derived("group", *gid);
   const RouteKey k = route_key(r);
-  if (auto at = routes_.find(k); at != routes_.end()) refuse_derived("prefix", at->second);
+  // One walk of the map finds the prefix and, when it is new, where it goes.
+  auto it = routes_.lower_bound(k);
+  const bool exists = it != routes_.end() && !RouteKeyLess{}(k, it->first);
+  if (exists) refuse_derived("prefix", it->second);
   if (group.starts_with(kRouteGroupPrefix) && group != own_name(k))
     throw OpError{"group", fmt::format("'{}' is a route's own group; name a group of nexthop_groups, or give port + mac or nexthops", group)};
-  auto it = routes_.find(k);
   std::optional<uint32_t> before;
-  if (it != routes_.end()) {
+  if (exists) {
     if (!replace)
       throw OpError{"prefix", fmt::format("route {} exists (group '{}'); replace: true changes it (roceswitch-ctl: --replace)", format_prefix(k),
                                           groups_[it->second] ? groups_[it->second]->name : "?")};
     before = it->second;
+    it->second = *gid;
   } else {
     const uint32_t cap = r.ipv6 ? sw_.fib_writer().limits().v6 : sw_.fib_writer().limits().v4;
     if (count_[r.ipv6] >= cap)
       throw OpError{"prefix", fmt::format("IPv{} route table full ({} routes)", r.ipv6 ? 6 : 4, cap)};
+    routes_.emplace_hint(it, k, *gid);
   }
-  routes_[k] = *gid;
   ++refs_[*gid];
   if (before) --refs_[*before];
   else ++count_[r.ipv6];
-  txn_.undo.push_back([this, k, gid = *gid, before] {
-    --refs_[gid];
-    if (before) {
-      routes_[k] = *before;
-      ++refs_[*before];
-    } else {
-      routes_.erase(k);
-      --count_[k.ipv6];
-    }
-  });
+  txn_.route_undo.push_back({k, before ? int64_t{*before} : -1, *gid});
+  txn_.undo.push_back([this, i = txn_.route_undo.size() - 1] { undo_route(txn_.route_undo[i]); });
   RouteSpec spec = ConfigReader::masked(r);
   spec.group = *gid;
   txn_.changes.push_back({spec, false, before, op});
@@ -203,11 +210,8 @@ void RunningState::route_del(std::size_t op, const RouteSpec& r) {
   routes_.erase(it);
   --refs_[before];
   --count_[r.ipv6];
-  txn_.undo.push_back([this, k, before] {
-    routes_[k] = before;
-    ++refs_[before];
-    ++count_[k.ipv6];
-  });
+  txn_.route_undo.push_back({k, before, -1});
+  txn_.undo.push_back([this, i = txn_.route_undo.size() - 1] { undo_route(txn_.route_undo[i]); });
   txn_.changes.push_back({ConfigReader::masked(r), true, before, op});
   drop_own_group(op, before, k);
 }

@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -33,6 +34,24 @@ struct RouteKey {
   uint8_t depth = 0;
   auto operator<=>(const RouteKey&) const = default;
 };
+// The same order as RouteKey's <=> (family, address bytes, depth), compared as two 64-bit
+// words: the route model's map compares keys on every step of every lookup.
+struct RouteKeyLess {
+  static uint64_t word(const RouteKey& k, int i) {
+    uint64_t w;
+    std::memcpy(&w, k.addr.data() + 8 * i, 8);
+    return __builtin_bswap64(w);
+  }
+  bool operator()(const RouteKey& a, const RouteKey& b) const {
+    if (a.ipv6 != b.ipv6) return b.ipv6;
+    const uint64_t a0 = word(a, 0), b0 = word(b, 0);
+    if (a0 != b0) return a0 < b0;
+    const uint64_t a1 = word(a, 1), b1 = word(b, 1);
+    if (a1 != b1) return a1 < b1;
+    return a.depth < b.depth;
+  }
+};
+using RouteMap = std::map<RouteKey, uint32_t, RouteKeyLess>;
 RouteKey route_key(const RouteSpec& r);
 RouteSpec route_spec(const RouteKey& k, uint32_t group = 0);
 std::string format_prefix(const RouteKey& k);
@@ -116,7 +135,7 @@ class RunningState {
   std::vector<std::pair<IpAddr, uint16_t>> via_next_hops() const;
 
   // Reads.
-  const std::map<RouteKey, uint32_t>& routes() const { return routes_; }
+  const RouteMap& routes() const { return routes_; }
   std::size_t routes_v4() const { return count_[0]; }
   std::size_t routes_v6() const { return count_[1]; }
   const std::optional<GroupSpec>& group(uint32_t id) const { return groups_[id]; }
@@ -158,13 +177,24 @@ class RunningState {
   std::map<std::string, uint32_t> group_ids_;
   std::vector<uint32_t> free_nh_;
   uint32_t nh_count_ = 0;
-  std::map<RouteKey, uint32_t> routes_;
+  RouteMap routes_;
   std::size_t count_[2]{};  // IPv4, IPv6 routes
   std::vector<bool> admin_;
+
+  // A route change's undo record: the prefix's group before it, if it had one, and the group
+  // it was given (none for a delete). Kept beside the undo list, which holds for each one a
+  // closure small enough for std::function to store without allocating.
+  struct RouteUndo {
+    RouteKey key;
+    int64_t before;  // -1: the prefix was not routed
+    int64_t after;   // -1: deleted
+  };
+  void undo_route(const RouteUndo& u);
 
   struct Txn {
     bool open = false;
     std::vector<std::function<void()>> undo;
+    std::vector<RouteUndo> route_undo;
     std::vector<FibWriter::RouteChange> changes;
     std::vector<bool> group_changed;  // by id
     bool groups_dirty = false;
