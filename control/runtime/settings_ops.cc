@@ -111,14 +111,21 @@ void system_set(RunningState& st, std::size_t op, const YAML::Node& request) {
   st.host_set(op, load_edited(root, ""));
 }
 
+namespace {
+// A YAML document as a file holds it, ending with a newline (yaml-cpp's emitter ends without).
+std::string document(const YAML::Node& n) {
+  YAML::Emitter e;
+  e << n;
+  return std::string(e.c_str()) + "\n";
+}
+}  // namespace
+
 std::string system_get(const RunningState& st) {
   const YAML::Node root = running_tree(st);
   YAML::Node out(YAML::NodeType::Map);
   for (const char* k : kSystemSections)
     if (root[k]) out[k] = root[k];
-  YAML::Emitter e;
-  e << out;
-  return out.size() ? e.c_str() : "{}\n";
+  return document(out);
 }
 
 std::string buffer_get(const RunningState& st) {
@@ -138,9 +145,7 @@ std::string buffer_get(const RunningState& st) {
     ports.push_back(q);
   }
   out["ports"] = ports;
-  YAML::Emitter e;
-  e << out;
-  return e.c_str();
+  return document(out);
 }
 
 }  // namespace rs

@@ -25,6 +25,8 @@
 #     request / NS for them, from the SVI's MAC, flooded in VLAN 10: tagged on B's trunk,
 #     untagged to A; R's replies to B leave the trunk tagged 10, SVI's MAC -> B's (tshark on hb
 #     and ha; without tshark the pings prove it: the tagger passes only VID 10 frames)
+#   5b pa's VLAN membership changed at run time (roceswitch-ctl port set pa --vlan-access none
+#     --vlan-tagged 10): A no longer reaches the SVI; changed back: it does
 #   6 SIGINT: exit 0, books balanced, stats "neighbours" holds A on Vlan10
 #   7 bad configurations (--check-config): an SVI without an address, a bridged port with an
 #     address, an SVI subnet overlapping a port's: exit 2, the message names the field
@@ -237,6 +239,24 @@ if [ -n "$HAVE_TSHARK" ]; then
 else
   note_skip "5 tshark on B's trunk and A: not installed (the answered pings from and to B prove the tagging: the tagger passes only VID 10)"
 fi
+
+# --- 5b: VLAN membership changed at run time (roceswitch-ctl port set --vlan-*) -------------
+# pa carries VLAN 10 tagged instead of untagged: A's untagged frames are dropped (no access
+# VLAN) and the switch's come to A tagged, so A no longer reaches the SVI; back untagged, it does.
+vlan_set_ok() { SEEN="exit $CTL_RC: $(head -c 200 "$T/ctl.out" | tr '\n' ' ')"; [ "$CTL_RC" -eq 0 ]; }
+no_answer() {
+  set +e
+  timeout 10 ip netns exec "$NS_A" ping -n -c 2 -i 0.2 -W 1 "$1" >"$T/ping-none.txt" 2>&1
+  set -e
+  SEEN="$(sed -n 's/.*transmitted, \([0-9]*\) received.*/\1/p' "$T/ping-none.txt") of 2 answered"
+  [ "$SEEN" = "0 of 2 answered" ]
+}
+ctl port set pa --vlan-access none --vlan-tagged 10
+expect "5b roceswitch-ctl port set pa --vlan-access none --vlan-tagged 10" "exit 0" vlan_set_ok
+expect "5b A pings the SVI while pa carries VLAN 10 tagged only" "0 of 2 answered" no_answer 10.0.10.1
+ctl port set pa --vlan-access 10 --vlan-tagged none
+expect "5b roceswitch-ctl port set pa --vlan-access 10 --vlan-tagged none" "exit 0" vlan_set_ok
+expect "5b A pings the SVI with pa untagged in VLAN 10 again" "3 of 3 answered" ping_ok "$NS_A" 10.0.10.1
 
 # --- 6: stop and read the books -------------------------------------------------------------
 stop_switch 6

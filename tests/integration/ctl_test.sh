@@ -333,6 +333,10 @@ jtrue "not [r for r in j['routes'] if r['group'] == 'local' or r['group'].starts
 fails 1 "^roceswitch-ctl: ipv4\[0\]: 10\.0\.9\.0/24 is the subnet's own address" port set h2 --ipv4 10.0.9.0/24
 fails 1 "^roceswitch-ctl: ipv4: .*10\.0\.3\.0/24, which exists" port set h2 --ipv4 10.0.3.1/24
 fails 2 "--lldp: 'maybe': expected on or off" port set h2 --lldp maybe
+# VLAN membership reaches the switch as port.set's vlan; this switch declares no VLAN.
+fails 1 "^roceswitch-ctl: vlan\.access: .*not declared" port set h2 --vlan-access 10
+fails 1 "^roceswitch-ctl: vlan\.tagged.*not declared" port set h2 --vlan-tagged 20,30
+fails 2 "--vlan-tagged: 'x': expected VLAN ids" port set h2 --vlan-tagged x
 [ "$(hash_now)" = "$before" ] || fail "port set --ipv4 none, --icmp-unreachable off: not the state before"
 ok system get "$T/system-before.yaml"
 python3 - "$T/system-before.yaml" <<'PY' || fail "system get: not YAML with copp: $(cat "$T/system-before.yaml")"

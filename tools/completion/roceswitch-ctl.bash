@@ -34,7 +34,7 @@ _roceswitch_ctl() {
             return ;;
         --rx | --tx) mapfile -t COMPREPLY < <(compgen -W "$(_roceswitch_ctl_names port)" -- "$cur"); return ;;
         --icmp-unreachable | --lldp) mapfile -t COMPREPLY < <(compgen -W "on off" -- "$cur"); return ;;
-        --timeout | --limit | --param | --table-size | --policy-by-tc | --interval | --count | --truncate | --queue | --ipv4 | --ipv6) return ;;
+        --timeout | --limit | --param | --table-size | --policy-by-tc | --interval | --count | --truncate | --queue | --ipv4 | --ipv6 | --vlan-access | --vlan-tagged) return ;;
     esac
 
     # The positional words so far: the command, its subcommand, their arguments.
@@ -44,7 +44,7 @@ _roceswitch_ctl() {
         case "$w" in
             --socket | --timeout | --limit | --members | --policy | --param | --table-size | --policy-by-tc | --interval | --count | \
                 --rx | --tx | --truncate | --queue | --speed | --mac | --cable-length | --limit-packets | --limit-bytes | --scheduler | \
-                --weights | --ipv4 | --ipv6 | --icmp-unreachable | --lldp) ((i++)) ;;
+                --weights | --ipv4 | --ipv6 | --icmp-unreachable | --lldp | --vlan-access | --vlan-tagged) ((i++)) ;;
             -*) ;;
             *) pos+=("$w") ;;
         esac
@@ -72,7 +72,7 @@ _roceswitch_ctl() {
                 "") list="up down set list" ;;
                 up | down) [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
                 set) opts+=" --speed --mac --cable-length --limit-packets --limit-bytes --scheduler --weights --ipv4 --ipv6"
-                    opts+=" --icmp-unreachable --lldp"
+                    opts+=" --icmp-unreachable --lldp --vlan-access --vlan-tagged"
                     [ ${#pos[@]} -eq 2 ] && list="$(_roceswitch_ctl_names port)" ;;
                 list) opts+=" --names --json" ;;
             esac ;;

@@ -88,6 +88,19 @@ def addresses(text):
     return [x.strip() for x in text.split(',') if x.strip()]
 
 
+def vlan_ids(text):
+    """VID[,VID...] -> [VID]; 'none' -> 'none' (sent as null: none)."""
+    if text.strip().lower() == 'none':
+        return 'none'
+    try:
+        vids = [int(x) for x in text.split(',') if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': expected VLAN ids (1-4094), comma-separated, or none") from None
+    if not vids:
+        raise argparse.ArgumentTypeError("expected VLAN ids, or none")
+    return vids
+
+
 def on_off(text):
     """on|off -> True|False"""
     if text not in ('on', 'off'):

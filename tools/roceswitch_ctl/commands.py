@@ -4,7 +4,7 @@ operation's fields and how it shows a read's result; and the argument parser bui
 import argparse
 import json
 
-from .args import (addresses, int_map, keyvals, members, nexthops_arg, on_off, opt, per_queue, policy_value, positive,
+from .args import (addresses, int_map, keyvals, members, nexthops_arg, on_off, opt, per_queue, policy_value, positive, vlan_ids,
                    tc_policy)
 from .client import DEFAULT_SOCKET, PROG, UsageError
 from .runners import run_batch, run_buffer_set, run_capture, run_p4, run_raw, run_system_set, run_trace
@@ -74,6 +74,16 @@ def port_set_fields(a):
     for family in ('ipv4', 'ipv6'):
         if getattr(a, family) is not None:
             fields[family] = getattr(a, family) or None
+    # VLAN membership, a merge patch of the port's vlan: 'none' (null) removes that part.
+    vlan = {}
+    if a.vlan_access is not None:
+        if a.vlan_access != 'none' and len(a.vlan_access) != 1:
+            raise UsageError('--vlan-access takes one VLAN id, or none')
+        vlan['access'] = None if a.vlan_access == 'none' else a.vlan_access[0]
+    if a.vlan_tagged is not None:
+        vlan['tagged'] = None if a.vlan_tagged == 'none' else a.vlan_tagged
+    if vlan:
+        fields['vlan'] = vlan
     return fields
 
 
@@ -97,7 +107,7 @@ COMMANDS = [
     Cmd('port down', "set a port's admin state down (its link goes down)", 'port.set', [A('name')],
         lambda a: {'port': a.name, 'admin': 'down'}),
     Cmd('port up', "set a port's admin state up", 'port.set', [A('name')], lambda a: {'port': a.name, 'admin': 'up'}),
-    Cmd('port set', "change a port's rate, queues, MAC, addresses, ICMP unreachable and LLDP on the running switch "
+    Cmd('port set', "change a port's rate, queues, MAC, addresses, ICMP unreachable, LLDP and VLANs on the running switch "
         '(what is given only)', 'port.set',
         [A('name'), A('--speed', type=float, metavar='GBPS', help='the link rate the port sends at'),
          A('--mac', metavar='MAC', help="the port's own MAC (its frames' and PFC frames' source)"),
@@ -112,7 +122,11 @@ COMMANDS = [
            help="the port's IPv6 addresses, e.g. 2001:db8:1::1/64 (they replace its IPv6 ones; '' or none: none)"),
          A('--icmp-unreachable', type=on_off, metavar='on|off',
            help='answer a packet no route takes with ICMP destination unreachable'),
-         A('--lldp', type=on_off, metavar='on|off', help='send LLDP with DCBX (PFC, ETS, RoCE priority) on the port')],
+         A('--lldp', type=on_off, metavar='on|off', help='send LLDP with DCBX (PFC, ETS, RoCE priority) on the port'),
+         A('--vlan-access', type=vlan_ids, metavar='VID|none',
+           help="the VLAN the port carries untagged (a declared one; none: no untagged VLAN)"),
+         A('--vlan-tagged', type=vlan_ids, metavar='VID[,VID...]|none',
+           help='the VLANs the port carries tagged (they replace its tagged ones; none: no tagged VLAN)')],
         port_set_fields),
     Cmd('port list', 'ports: admin and link state, speed', 'port.list',
         [A('--names', action='store_true', help='names only, one a line')], show=show_ports),

@@ -121,6 +121,7 @@ TEST(HostControl, IcmpUnreachableAndCoppChangeWhatTheWorkersSendUp) {
   EXPECT_EQ(r.drops(0, DropReason::PuntPoliced), 6u);
   const std::string dump = r.done({{"id", 5}, {"op", "system.get"}})["yaml"].get<std::string>();
   EXPECT_NE(dump.find("ip2me: {pps: 2, burst: 2}"), std::string::npos) << dump;
+  EXPECT_TRUE(dump.ends_with("\n")) << "a YAML document ends its last line";
   r.finish();
 }
 

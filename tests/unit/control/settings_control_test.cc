@@ -99,6 +99,7 @@ TEST(SettingsControl, BufferSetTurnsOnEcnMarkingAndMovesPgThresholds) {
   EXPECT_EQ(r.sw.buffer().pg(0, 3).xon, 20480u);
   const std::string y = r.ok({{"op", "buffer.get"}})["yaml"];
   EXPECT_NE(y.find("81920"), std::string::npos) << y;
+  EXPECT_TRUE(y.ends_with("\n")) << "a YAML document ends its last line";
   EXPECT_NE(y.find("green_min_threshold: 10000"), std::string::npos) << y;
   // null removes: the queue's profile goes, marking stops.
   r.ok({{"op", "buffer.set"}, {"queue_wred", {{"1", nullptr}}}});
