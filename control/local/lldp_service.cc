@@ -86,10 +86,25 @@ std::vector<std::pair<uint16_t, std::vector<uint8_t>>> LldpService::due(uint64_t
   if (now < next_ns_) return out;
   const SwitchConfig& cfg = sw_.config();
   next_ns_ = now + static_cast<uint64_t>(cfg.lldp.interval_s * 1e9);
+  sending_.resize(cfg.ports.size(), false);
   for (uint16_t p = 0; p < cfg.ports.size(); ++p) {
-    if (!cfg.ports[p].lldp) continue;
+    const bool on = cfg.ports[p].lldp;
+    if (!on && !sending_[p]) continue;
+    proto::LldpInfo info = advert(p);
+    if (!on) {
+      // LLDP turned off on a port that advertised: a shutdown LLDPDU (IEEE 802.1AB 9.2.7.1:
+      // chassis ID, port ID, TTL 0), so the peer forgets the switch now, not when the TTL runs out.
+      proto::LldpInfo bare;
+      bare.chassis_subtype = info.chassis_subtype;
+      bare.chassis_id = info.chassis_id;
+      bare.port_subtype = info.port_subtype;
+      bare.port_id = info.port_id;
+      bare.ttl = 0;
+      info = std::move(bare);
+    }
+    sending_[p] = on;
     std::vector<uint8_t> f(proto::kLldpMaxPdu + 64);
-    const uint32_t len = proto::build_lldp(f.data(), static_cast<uint32_t>(f.size()), cfg.ports[p].mac, advert(p));
+    const uint32_t len = proto::build_lldp(f.data(), static_cast<uint32_t>(f.size()), cfg.ports[p].mac, info);
     if (!len) continue;
     f.resize(len);
     out.emplace_back(p, std::move(f));

@@ -27,7 +27,8 @@ class LldpService {
  public:
   explicit LldpService(const Switch& sw);
 
-  // The LLDPDUs due by `now` (each enabled port's, every interval_s), as (port, frame).
+  // The LLDPDUs due by `now` (each enabled port's, every interval_s), as (port, frame); a port
+  // whose LLDP was turned off since its last one sends a shutdown LLDPDU (TTL 0), once.
   std::vector<std::pair<uint16_t, std::vector<uint8_t>>> due(uint64_t now);
   // A received LLDP frame on `port`: false when it is malformed (counted, nothing changes).
   bool receive(uint16_t port, const uint8_t* frame, uint32_t len, uint16_t l3_offset, uint64_t now);
@@ -54,6 +55,7 @@ class LldpService {
   };
   const Switch& sw_;
   std::map<uint16_t, Peer> peers_;
+  std::vector<bool> sending_;  // by port: it advertised last time
   uint64_t next_ns_ = 0;
   LldpCounters c_;
 };

@@ -143,7 +143,14 @@ TEST(HostControl, LldpAndNeighbourSettingsChangeAtRunTime) {
   EXPECT_NE(std::search(f[0].begin(), f[0].end(), std::begin("leaf-7"), std::end("leaf-7") - 1), f[0].end());
   r.done({{"id", 3}, {"op", "port.set"}, {"port", "p1"}, {"lldp", false}});
   r.run_to(r.now + 60 * kS, 100 * kMs);
-  EXPECT_TRUE(lldp_frames(1).empty());
+  // Turned off: one shutdown LLDPDU (chassis and port ID, TTL 0, nothing else), then silence.
+  const auto off = lldp_frames(1);
+  ASSERT_EQ(off.size(), 1u) << "one shutdown LLDPDU, then nothing";
+  proto::LldpInfo bye;
+  ASSERT_EQ(proto::parse_lldp(off[0].data(), static_cast<uint32_t>(off[0].size()), 14, bye), proto::LldpError::Ok);
+  EXPECT_TRUE(bye.shutdown());
+  EXPECT_EQ(bye.port_id, "p1");
+  EXPECT_TRUE(bye.system_name.empty() && !bye.pfc && bye.app.empty()) << "a bare shutdown LLDPDU";
 
   r.done({{"id", 4}, {"op", "system.set"}, {"neighbours", {{"ucast_probes", 7}, {"max_entries", 50}}}});
   r.cycle(1);
