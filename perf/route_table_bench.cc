@@ -168,37 +168,31 @@ void empty(benchmark::State& st, T& t, const std::vector<P>& ps) {
     if (t.del(p) < 0) st.SkipWithError("delete failed");
 }
 
-// One iteration: every prefix added (timed), then deleted (untimed), or the reverse.
-template <typename T, typename P>
-void adds(benchmark::State& st, const std::vector<P>& ps) {
+// A counter of the time an item took (`t_per_route`, `t_per_lookup`), as the other benches print.
+benchmark::Counter per_item(double items) {
+  return benchmark::Counter(items, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// One iteration: every prefix added, then deleted; kDelete times the deletes, else the adds.
+template <typename T, bool kDelete, typename P>
+void changes(benchmark::State& st, const std::vector<P>& ps) {
   T& t = table<T>();
   fill(st, t, ps);  // first touch of the table's pages, untimed
   empty(st, t, ps);
   for (auto _ : st) {
+    if (kDelete) st.PauseTiming();
     fill(st, t, ps);
-    st.PauseTiming();
+    if (kDelete) st.ResumeTiming(); else st.PauseTiming();
     empty(st, t, ps);
-    st.ResumeTiming();
+    if (!kDelete) st.ResumeTiming();
   }
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * ps.size()));
-  st.counters["t_per_route"] = benchmark::Counter(static_cast<double>(st.iterations() * ps.size()),
-                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["t_per_route"] = per_item(static_cast<double>(st.iterations() * ps.size()));
 }
 template <typename T, typename P>
-void deletes(benchmark::State& st, const std::vector<P>& ps) {
-  T& t = table<T>();
-  fill(st, t, ps);
-  empty(st, t, ps);
-  for (auto _ : st) {
-    st.PauseTiming();
-    fill(st, t, ps);
-    st.ResumeTiming();
-    empty(st, t, ps);
-  }
-  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * ps.size()));
-  st.counters["t_per_route"] = benchmark::Counter(static_cast<double>(st.iterations() * ps.size()),
-                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
+void adds(benchmark::State& st, const std::vector<P>& ps) { changes<T, false>(st, ps); }
+template <typename T, typename P>
+void deletes(benchmark::State& st, const std::vector<P>& ps) { changes<T, true>(st, ps); }
 
 void BM_lpm_add(benchmark::State& st) { adds<Lpm4>(st, v4()); }
 void BM_fib_add(benchmark::State& st) { adds<Fib4>(st, v4()); }
@@ -252,8 +246,7 @@ void lookups(benchmark::State& st) {
   empty(st, l, v4());
   empty(st, f, v4());
   st.SetItemsProcessed(st.iterations() * kBurst);
-  st.counters["t_per_lookup"] = benchmark::Counter(static_cast<double>(st.iterations() * kBurst),
-                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["t_per_lookup"] = per_item(static_cast<double>(st.iterations() * kBurst));
 }
 void BM_lpm_lookup(benchmark::State& st) { lookups<0>(st); }
 void BM_fib_lookup_one(benchmark::State& st) { lookups<1>(st); }
