@@ -276,7 +276,7 @@ mirror_sessions:
   - {name: span, dst_port: b, rx_ports: [a], truncate: 128}
 link_events:
   - {port: b, at_s: 0.5, state: down}
-limits: {routes_v4: 1000, routes_v6: 100}
+limits: {routes_v4: 1000, routes_v6: 100, prefault: false}
 routes:
   - {prefix: 10.0.1.0/24, group: g}
   - {prefix: "2001:db8::/32", port: b, mac: "02:00:00:00:00:bb"}
@@ -344,7 +344,7 @@ WORDS = {
     'config': ['switch', 'workers', 'qos', 'dscp_to_tc', 'pfc_enable', 'tc_to_pg', 'ports', 'name', 'devargs',
                'speed_gbps', 'host', 'flows', 'nexthop_groups', 'members', 'policy', 'policy_by_tc', 'routes',
                'prefix', 'nexthops', 'drop', 'buffer', 'wred_profiles', 'queue_wred', 'pfcwd', 'load_view', 'link_events',
-               'limits', 'mirror_sessions', 'rx_ports', 'tx_ports', 'truncate', 'dst_port', 'pipeline', 'faults',
+               'limits', 'prefault', 'mirror_sessions', 'rx_ports', 'tx_ports', 'truncate', 'dst_port', 'pipeline', 'faults',
                'corrupt_offset', 'duplicate', 'jitter_us', 'stuck', ': ', '- ', '{', '}'],
     'control': ['"op"', '"ops"', '"id"', '"drop"', 'route.add', 'route.del', 'group.add', 'group.set', 'group.del', 'port.set',
                 'qos.set', 'mirror.set', 'mirror.del', 'p4.cli', 'buffer.set', 'buffer.get', 'speed_gbps', 'queues',
