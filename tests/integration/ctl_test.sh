@@ -337,6 +337,7 @@ fails 2 "--lldp: 'maybe': expected on or off" port set h2 --lldp maybe
 fails 1 "^roceswitch-ctl: vlan\.access: .*not declared" port set h2 --vlan-access 10
 fails 1 "^roceswitch-ctl: vlan\.tagged.*not declared" port set h2 --vlan-tagged 20,30
 fails 2 "--vlan-tagged: 'x': expected VLAN ids" port set h2 --vlan-tagged x
+fails 2 "--vlan-access: '10,20': expected one VLAN id" port set h2 --vlan-access 10,20
 [ "$(hash_now)" = "$before" ] || fail "port set --ipv4 none, --icmp-unreachable off: not the state before"
 ok system get "$T/system-before.yaml"
 python3 - "$T/system-before.yaml" <<'PY' || fail "system get: not YAML with copp: $(cat "$T/system-before.yaml")"

@@ -88,6 +88,14 @@ def addresses(text):
     return [x.strip() for x in text.split(',') if x.strip()]
 
 
+def vlan_id(text):
+    """VID -> VID; 'none' -> 'none' (sent as null: none)."""
+    ids = vlan_ids(text)
+    if ids != 'none' and len(ids) != 1:
+        raise argparse.ArgumentTypeError(f"'{text}': expected one VLAN id, or none")
+    return ids if ids == 'none' else ids[0]
+
+
 def vlan_ids(text):
     """VID[,VID...] -> [VID]; 'none' -> 'none' (sent as null: none)."""
     if text.strip().lower() == 'none':

@@ -4,7 +4,7 @@ operation's fields and how it shows a read's result; and the argument parser bui
 import argparse
 import json
 
-from .args import (addresses, int_map, keyvals, members, nexthops_arg, on_off, opt, per_queue, policy_value, positive, vlan_ids,
+from .args import (addresses, int_map, keyvals, members, nexthops_arg, on_off, opt, per_queue, policy_value, positive, vlan_id, vlan_ids,
                    tc_policy)
 from .client import DEFAULT_SOCKET, PROG, UsageError
 from .runners import run_batch, run_buffer_set, run_capture, run_p4, run_raw, run_system_set, run_trace
@@ -77,9 +77,7 @@ def port_set_fields(a):
     # VLAN membership, a merge patch of the port's vlan: 'none' (null) removes that part.
     vlan = {}
     if a.vlan_access is not None:
-        if a.vlan_access != 'none' and len(a.vlan_access) != 1:
-            raise UsageError('--vlan-access takes one VLAN id, or none')
-        vlan['access'] = None if a.vlan_access == 'none' else a.vlan_access[0]
+        vlan['access'] = None if a.vlan_access == 'none' else a.vlan_access
     if a.vlan_tagged is not None:
         vlan['tagged'] = None if a.vlan_tagged == 'none' else a.vlan_tagged
     if vlan:
@@ -123,7 +121,7 @@ COMMANDS = [
          A('--icmp-unreachable', type=on_off, metavar='on|off',
            help='answer a packet no route takes with ICMP destination unreachable'),
          A('--lldp', type=on_off, metavar='on|off', help='send LLDP with DCBX (PFC, ETS, RoCE priority) on the port'),
-         A('--vlan-access', type=vlan_ids, metavar='VID|none',
+         A('--vlan-access', type=vlan_id, metavar='VID|none',
            help="the VLAN the port carries untagged (a declared one; none: no untagged VLAN)"),
          A('--vlan-tagged', type=vlan_ids, metavar='VID[,VID...]|none',
            help='the VLANs the port carries tagged (they replace its tagged ones; none: no tagged VLAN)')],
