@@ -6,6 +6,11 @@
 //   template <bool kTrace> uint8_t step(rte_mbuf*, PacketMeta&, WorkerContext&, Pass&) const;
 //   void publish_tally(const Pass&, uint16_t n, Counter* ctr) const;   // into its counters
 //   static uint8_t whole(const Pass&, uint16_t n);  // the edge all n took, or kNextMixed
+// and, when part of its work must see the whole burst at once (a routing policy is called once
+// with its packets in arrival order), optionally
+//   void prepare(const Burst&, WorkerContext&, Pass&) const;  // before the first step
+// whose results the steps then take in order, one packet each. Only a chain's first stage may
+// have one: the later stages see only the packets the stages before them let through.
 // A pass's tables are copied out of the context and the FIB once per burst: a step writes
 // the frame byte by byte, and a byte store may alias any table the compiler has not got in a
 // local, which it would then reload for every packet.
@@ -31,6 +36,9 @@
 
 namespace rs {
 
+template <typename T>
+concept PreparesBurst = requires(const T& s, const Burst& b, WorkerContext& c, typename T::Pass& p) { s.prepare(b, c, p); };
+
 // Packet data is prefetched this many packets ahead: every step stage reads the frame.
 inline constexpr uint16_t kPrefetchAhead = 4;
 
@@ -46,6 +54,7 @@ class StepStage : public StageBase<T> {
   uint8_t run(Burst& in, uint8_t* next, WorkerContext& ctx) {
     T& self = static_cast<T&>(*this);
     typename T::Pass t = self.begin(ctx);
+    if constexpr (PreparesBurst<T>) self.prepare(in, ctx, t);
     const uint16_t n = in.n;
     for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));
     for (uint16_t i = 0; i < n; ++i) {
@@ -79,6 +88,9 @@ class Chain final : public Stage {
 
  public:
   static constexpr std::string_view kName = kChainName.view();
+  static_assert([]<std::size_t... K>(std::index_sequence<K...>) {
+    return ((K == 0 || !PreparesBurst<std::tuple_element_t<K, Steps>>) && ...);
+  }(std::make_index_sequence<kSteps>{}), "only a chain's first stage may prepare the burst");
   explicit Chain(const StageEnv& env) : steps_(static_cast<typename EnvFor<Ts>::type>(env)...) {
     std::size_t base = 0;
     for_each([&](auto& s, auto k) {
@@ -153,6 +165,8 @@ class Chain final : public Stage {
   template <bool kTrace>
   uint8_t run(Burst& in, uint8_t* next, WorkerContext& ctx) {
     std::tuple<typename Ts::Pass...> t = begin(ctx, std::make_index_sequence<kSteps>{});
+    using First = std::tuple_element_t<0, Steps>;
+    if constexpr (PreparesBurst<First>) std::get<0>(steps_).prepare(in, ctx, std::get<0>(t));
     uint16_t left[kSteps] = {};
     const uint16_t n = in.n;
     for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(in.pkts[i], void*));

@@ -1,6 +1,7 @@
 #include "dataplane/routing/policy_set.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace rs {
 
@@ -18,6 +19,8 @@ PolicyGroup policy_group(const FibGroups& fib, uint32_t id) {
 
 PolicySet::PolicySet(const FibGroups& fib, uint16_t worker, uint64_t seed, const PolicySet* previous,
                      const std::vector<bool>* same) {
+  static std::atomic<uint64_t> sets{0};
+  serial_ = sets.fetch_add(1, std::memory_order_relaxed) + 1;
   by_group_tc_.resize(fib.groups.size() * 8, nullptr);
   std::size_t prev_at = 0;  // previous->instances_ are in group order too
   for (uint32_t gid = 0; gid < fib.groups.size(); ++gid) {

@@ -26,8 +26,12 @@ class PolicySet {
     RoutingPolicy* policy;
   };
   const std::vector<Instance>& instances() const { return instances_; }
+  // Distinct for every set ever made (never 0): instances outlive a set, and what they cached
+  // under one must not be taken for another.
+  uint64_t serial() const { return serial_; }
 
  private:
+  uint64_t serial_;
   std::vector<std::shared_ptr<RoutingPolicy>> owned_;  // aligned with instances_
   std::vector<RoutingPolicy*> by_group_tc_;
   std::vector<Instance> instances_;

@@ -122,6 +122,18 @@ class RoutingPolicy {
   FastRng rng_;
 
  private:
+  friend class NexthopSelect;
+  // nexthop_select's bookkeeping, touched by this instance's worker only: where the instance's
+  // packets are in the burst being routed, and its members' state under the link state and
+  // policy set (FIB snapshot) it last saw, which change far less often than bursts come.
+  struct Routing {
+    static constexpr uint8_t kNotInBurst = 0xFF;
+    uint8_t slot = kNotInBurst;
+    uint64_t set_serial = 0;  // PolicySet::serial(); 0: never seen
+    uint64_t port_up = 0;
+    uint64_t up = 0;      // members whose port is up: what select() is told
+    uint64_t usable = 0;  // of those, the ones whose next hop leads to one of the switch's ports
+  } routing_;
   PolicyGroup g_;
 };
 

@@ -2,86 +2,90 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "dataplane/routing/policy_set.h"
 #include "dataplane/stages/ip_route.h"
 
 namespace rs {
 
-uint8_t NexthopSelect::process(Burst& in, uint8_t* next, WorkerContext& ctx) {
+void NexthopSelect::prepare(const Burst& in, WorkerContext& ctx, Pass& t) const {
   const Fib& fib = *ctx.fib;
-  PolicySet& set = fib.policies(ctx.worker);
+  const PolicySet& set = fib.policies(ctx.worker);
   const uint64_t port_up = ctx.load->up_mask();
   const uint16_t n = in.n;
+  // The instances present, in order of first packet, and each packet's instance: a counting
+  // sort, so that each instance gets its packets in arrival order in one call without a scan
+  // of the burst per instance (a burst often spans many groups).
   PacketMeta* pm[kBurst];
-  RoutingPolicy* pol[kBurst];
+  uint8_t slot[kBurst];
+  RoutingPolicy* inst[kBurst];
+  uint16_t start[kBurst + 1] = {};
+  uint16_t k = 0;
   for (uint16_t i = 0; i < n; ++i) {
     pm[i] = &meta(in.pkts[i]);
-    pol[i] = set.at(pm[i]->group, pm[i]->tc);
-  }
-  // Each instance present gets its packets in one call, in arrival order. Usually one
-  // instance serves the whole burst, and it goes as it is.
-  uint16_t member[kBurst];
-  uint64_t live[kBurst];  // the members that were up for the packet's call (0: none was)
-  uint32_t calls = 0;
-  bool done[kBurst] = {};
-  for (uint16_t first = 0; first < n; ++first) {
-    if (done[first]) continue;
-    RoutingPolicy* p = pol[first];
-    PacketMeta* sel[kBurst];
-    uint16_t at[kBurst];
-    uint16_t k = 0;
-    for (uint16_t i = first; i < n; ++i)
-      if (!done[i] && pol[i] == p) {
-        sel[k] = pm[i];
-        at[k++] = i;
-        done[i] = true;
-      }
-    const PolicyGroup& g = p->group();
-    uint64_t up = 0;
-    for (uint16_t m = 0; m < g.size(); ++m) up |= ((port_up >> (g.port[m] & 63)) & 1) << m;
-    uint16_t got[kBurst];
-    if (up) {
-      p->select(sel, k, SelectEnv{*ctx.load, ctx.now_ns, up}, got);
-      ++calls;
+    RoutingPolicy* p = set.at(pm[i]->group, pm[i]->tc);
+    RoutingPolicy::Routing& r = p->routing_;
+    if (r.slot == RoutingPolicy::Routing::kNotInBurst) {
+      r.slot = static_cast<uint8_t>(k);
+      inst[k++] = p;
     }
-    for (uint16_t j = 0; j < k; ++j) {
-      member[at[j]] = up ? got[j] : 0;
-      live[at[j]] = up;
-    }
+    slot[i] = r.slot;
+    ++start[r.slot + 1];
   }
-  uint32_t bad = 0, dead = 0;
+  for (uint16_t j = 0; j < k; ++j) start[j + 1] = static_cast<uint16_t>(start[j + 1] + start[j]);
+  PacketMeta* sel[kBurst];
+  uint8_t at[kBurst];
+  uint16_t fill[kBurst];
+  std::copy_n(start, k, fill);
   for (uint16_t i = 0; i < n; ++i) {
-    const PolicyGroup& g = pol[i]->group();
-    const uint16_t m = member[i];
-    uint8_t e = Rewrite;
-    uint32_t nh = 0;
-    if (live[i] == 0) [[unlikely]] {
-      pm[i]->drop_reason = DropReason::NoLiveMember;
-      e = kNextDrop;
-      ++dead;
-    } else if (m >= g.size() || !((live[i] >> m) & 1) ||
-               nexthop_port(fib.nexthop_table(), fib.num_nexthops(), g.nexthop[m], ctx.num_ports) == kInvalidPort)
-        [[unlikely]] {
-      // A policy is student code: an answer outside the group's live members is dropped.
-      pm[i]->drop_reason = DropReason::BadNextHop;
-      e = kNextDrop;
-      ++bad;
-    } else {
-      nh = g.nexthop[m];
-      pm[i]->nexthop = nh;
-      pm[i]->out_port = g.port[m];
-    }
-    next[i] = e;
-    if (ctx.tracing) [[unlikely]]
-      ctx.trace(*pm[i], e, pm[i]->group, e == Rewrite ? nh : UINT64_MAX);
+    const uint16_t pos = fill[slot[i]]++;
+    sel[pos] = pm[i];
+    at[pos] = static_cast<uint8_t>(i);
   }
-  std::array<uint32_t, kCounters.size()> tally{};
-  tally[Selected] = n - bad - dead;
-  tally[BadNexthop] = bad;
-  tally[NoLiveMember] = dead;
-  tally[PolicyCalls] = calls;
-  publish(tally);
-  return bad + dead == 0 ? uint8_t{Rewrite} : kNextMixed;
+  uint16_t got[kBurst];
+  for (uint16_t j = 0; j < k; ++j) {
+    RoutingPolicy& p = *inst[j];
+    RoutingPolicy::Routing& r = p.routing_;
+    r.slot = RoutingPolicy::Routing::kNotInBurst;
+    const PolicyGroup& g = p.group();
+    if (r.port_up != port_up || r.set_serial != set.serial()) [[unlikely]] {
+      r.port_up = port_up;
+      r.set_serial = set.serial();
+      r.up = r.usable = 0;
+      for (uint16_t m = 0; m < g.size(); ++m) {
+        const uint64_t bit = uint64_t{1} << m;
+        if (!((port_up >> (g.port[m] & 63)) & 1)) continue;
+        r.up |= bit;
+        // A policy is student code: an answer whose next hop leads nowhere is dropped.
+        if (nexthop_port(fib.nexthop_table(), fib.num_nexthops(), g.nexthop[m], ctx.num_ports) != kInvalidPort) r.usable |= bit;
+      }
+    }
+    const uint16_t first = start[j], count = static_cast<uint16_t>(start[j + 1] - first);
+    if (r.up == 0) [[unlikely]] {
+      for (uint16_t x = first; x < first + count; ++x) {
+        sel[x]->drop_reason = DropReason::NoLiveMember;
+        t.edge[at[x]] = kNextDrop;
+      }
+      t.dead += count;
+      continue;
+    }
+    p.select(sel + first, count, SelectEnv{*ctx.load, ctx.now_ns, r.up}, got + first);
+    ++t.calls;
+    for (uint16_t x = first; x < first + count; ++x) {
+      const uint16_t m = got[x];
+      if (m < kMaxGroupMembers && ((r.usable >> m) & 1)) [[likely]] {
+        sel[x]->nexthop = g.nexthop[m];
+        sel[x]->out_port = g.port[m];
+        t.edge[at[x]] = Rewrite;
+      } else {
+        // Outside the group's live members (or to a next hop that leads nowhere): dropped.
+        sel[x]->drop_reason = DropReason::BadNextHop;
+        t.edge[at[x]] = kNextDrop;
+        ++t.bad;
+      }
+    }
+  }
 }
 
 std::string NexthopSelect::format_trace(const TraceRecord& r) const {

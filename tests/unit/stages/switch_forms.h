@@ -141,11 +141,17 @@ class SwitchRig {
         rte_pktmbuf_free(m);
       }
   }
-  uint64_t node_counter(std::string_view node, std::string_view name) const {
+  // A stage's counter, whether the stage is a node of its own or a step of a chain (where its
+  // counters are prefixed with its name).
+  uint64_t stage_total(std::string_view stage, std::string_view name) const {
+    const std::string chained = std::string(stage) + "." + std::string(name);
     uint64_t s = 0;
     for (uint16_t w = 0; w < sw->num_workers(); ++w)
-      for (const auto& n : sw->pipeline(w).nodes())
-        if (n.name == node) s += stage_counter(*n.stage, name);
+      for (const auto& n : sw->pipeline(w).nodes()) {
+        const auto names = n.stage->counter_names();
+        for (std::size_t i = 0; i < names.size(); ++i)
+          if ((n.name == stage && names[i] == name) || names[i] == chained) s += n.stage->counters()[i].get();
+      }
     return s;
   }
   // The run exercised what the test is for.
@@ -154,7 +160,7 @@ class SwitchRig {
                          DropReason::BadIpv4Checksum, DropReason::MalformedBth})
       EXPECT_GT(sw->drops(r), 0u) << drop_reason_name(r);
     EXPECT_GT(frames_sent, bursts ? 10'000u : 2'000u);
-    EXPECT_GT(node_counter("nexthop_select", "policy_calls"), 0u);
+    EXPECT_GT(stage_total("nexthop_select", "policy_calls"), 0u);
     uint64_t admission = 0;
     for (DropReason r : {DropReason::TailDropPackets, DropReason::TailDropBytes, DropReason::HeadroomExhausted,
                          DropReason::WredDrop, DropReason::DynamicThreshold, DropReason::SharedPoolFull})
