@@ -82,11 +82,29 @@ class RoutingPolicy {
   uint64_t queue_bytes(const SelectEnv& e, uint16_t m, const PacketMeta& pm) const {
     return e.load.queue_bytes(g_.port[m], pm.queue);
   }
+  // The same for every member at once, into bytes[0 .. members()): for a policy that compares
+  // members on many packets of a call. The view is a sample either way (an ASIC's quality
+  // measure is too), so reading it once a call gives each packet the answer it would get alone.
+  void queue_loads(const SelectEnv& e, unsigned q, uint64_t* bytes) const {
+    for (uint16_t m = 0; m < g_.size(); ++m) bytes[m] = e.load.queue_bytes(g_.port[m], q);
+  }
   uint8_t quality(const SelectEnv& e, uint16_t m) const { return e.load.quality(g_.port[m]); }
   // A uniformly random member among those set in `set` (not 0).
   uint16_t random_member(uint64_t set) {
     const unsigned k = static_cast<unsigned>(__builtin_popcountll(set));
     return nth_member(set, static_cast<unsigned>((uint64_t{rng_.next()} * k) >> 32));
+  }
+  // Two distinct uniformly random members of `set` (at least two in it), from one draw: the
+  // two are found side by side instead of the second waiting for the first. 16 bits of the
+  // draw each: a bias under k / 65536 for k members.
+  void random_pair(uint64_t set, uint16_t& a, uint16_t& b) {
+    const unsigned k = static_cast<unsigned>(__builtin_popcountll(set));
+    const uint32_t r = rng_.next();
+    const unsigned i = static_cast<unsigned>(((r & 0xFFFFu) * k) >> 16);
+    unsigned j = static_cast<unsigned>(((r >> 16) * (k - 1)) >> 16);
+    j += j >= i;
+    a = nth_member(set, i);
+    b = nth_member(set, j);
   }
   static uint16_t nth_member(uint64_t set, unsigned i) {
 #ifdef __BMI2__

@@ -32,29 +32,8 @@ class Drill final : public RoutingPolicy {
       : RoutingPolicy(in), d_(static_cast<unsigned>(in.params[D])), m_(static_cast<unsigned>(in.params[M])) {}
 
   void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
-    uint32_t from_memory = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      // The candidates, kept least loaded first: the samples (distinct; every live member
-      // when there are no more than d), then the remembered members still live and not sampled.
-      std::array<Cand, kMaxD + kMaxM> c;
-      unsigned k = 0;
-      uint64_t taken = 0;
-      for (unsigned s = 0; s < d_ && taken != env.up; ++s) {
-        const uint16_t mb = random_member(env.up & ~taken);
-        taken |= uint64_t{1} << mb;
-        insert(c, k++, {queue_bytes(env, mb, *pkts[i]), mb, false});
-      }
-      for (unsigned j = 0; j < mem_n_; ++j)
-        if (((env.up & ~taken) >> memory_[j]) & 1) {
-          taken |= uint64_t{1} << memory_[j];
-          insert(c, k++, {queue_bytes(env, memory_[j], *pkts[i]), memory_[j], true});
-        }
-      member[i] = c[0].m;
-      from_memory += c[0].remembered;
-      mem_n_ = std::min(m_, k);
-      for (unsigned j = 0; j < mem_n_; ++j) memory_[j] = c[j].m;
-    }
-    if (from_memory) counters[FromMemory].add(from_memory);
+    if (m_ > 1) run<true>(pkts, n, env, member);
+    else run<false>(pkts, n, env, member);
   }
 
  private:
@@ -64,6 +43,76 @@ class Drill final : public RoutingPolicy {
     uint16_t m;
     bool remembered;
   };
+  // kSorted: more than one member is remembered, so the candidates are kept sorted (least
+  // loaded first). Else only the least loaded matters, found without a branch on the loads,
+  // which are as good as random to the branch predictor.
+  template <bool kSorted>
+  void run(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) {
+    // Each egress queue's load on every member, read once per call for the queues its packets use.
+    std::array<std::array<uint64_t, kMaxGroupMembers>, 8> bytes;
+    unsigned have = 0;
+    uint32_t from_memory = 0;
+    const uint64_t up = env.up;  // a local: the stores below may alias env as far as the compiler knows
+    for (uint16_t i = 0; i < n; ++i) {
+      const unsigned q = pkts[i]->queue & 7u;
+      if (!((have >> q) & 1)) {
+        queue_loads(env, q, bytes[q].data());
+        have |= 1u << q;
+      }
+      const uint64_t* b = bytes[q].data();
+      // The candidates: the samples (distinct; every live member when there are no more than
+      // d), then the remembered members still live and not sampled. The least loaded wins,
+      // the earliest of equals: a sample before the memory.
+      std::array<Cand, kMaxD + kMaxM> c;
+      Cand best{UINT64_MAX, 0, false};
+      unsigned k = 0;
+      uint64_t taken = 0;
+      auto consider = [&](Cand x) {
+        if constexpr (kSorted) insert(c, k, x);
+        best = x.bytes < best.bytes ? x : best;
+        ++k;
+      };
+      unsigned s = 0;
+      if (d_ >= 2 && (up & (up - 1))) {
+        uint16_t m0, m1;
+        random_pair(up, m0, m1);
+        taken = uint64_t{1} << m0 | uint64_t{1} << m1;
+        consider({b[m0], m0, false});
+        consider({b[m1], m1, false});
+        s = 2;
+      }
+      for (; s < d_ && taken != up; ++s) {
+        const uint16_t mb = random_member(up & ~taken);
+        taken |= uint64_t{1} << mb;
+        consider({b[mb], mb, false});
+      }
+      if constexpr (kSorted) {
+        for (unsigned j = 0; j < mem_n_; ++j)
+          if (((up & ~taken) >> memory_[j]) & 1) {
+            taken |= uint64_t{1} << memory_[j];
+            consider({b[memory_[j]], memory_[j], true});
+          }
+      } else if (mem_n_) {
+        // Not live or already sampled: no candidate (never less loaded than a sample). In
+        // masks: a compiler would branch on the comparison here.
+        const uint16_t r = memory_[0];
+        const uint64_t fresh = ((up & ~taken) >> r) & 1;
+        const uint64_t win = uint64_t{0} - uint64_t{(b[r] | (fresh - 1)) < best.bytes};
+        best.m = static_cast<uint16_t>((best.m & ~win) | (r & win));
+        best.remembered = win & 1;
+        k += static_cast<unsigned>(fresh);
+      }
+      member[i] = best.m;
+      from_memory += best.remembered;
+      mem_n_ = std::min(m_, k);
+      if constexpr (kSorted) {
+        for (unsigned j = 0; j < mem_n_; ++j) memory_[j] = c[j].m;
+      } else {
+        memory_[0] = best.m;
+      }
+    }
+    if (from_memory) counters[FromMemory].add(from_memory);
+  }
   // Insertion into c[0..k), after every candidate with as few bytes: ties keep their order.
   static void insert(std::array<Cand, kMaxD + kMaxM>& c, unsigned k, Cand x) {
     for (; k > 0 && c[k - 1].bytes > x.bytes; --k) c[k] = c[k - 1];

@@ -198,6 +198,61 @@ TEST_P(ShortestQueue, AvoidsTheCongestedMember) {
   EXPECT_GT(histogram(r.select(q1, 1'000'000)).count(2), 0u);
 }
 
+// least_queue against the scan it is defined by: from the flow's ECMP member (the group's
+// slot at its hash) through the members in order, wrapping, the first live member whose queue
+// is strictly shorter than every one met before. Few distinct depths, so ties are common;
+// random link states; packets of two queues in one call.
+TEST(ShortestQueueLeastQueue, AnswersAsTheScanFromTheFlowsMember) {
+  PolicyRig r("least_queue");
+  Rng rng(0x5CA7);
+  int moved = 0;
+  for (int round = 0; round < 200; ++round) {
+    for (uint16_t k = 0; k < kMembers; ++k) {
+      r.link(k, rng.between(0, 5) != 0);
+      for (unsigned q : {1u, 3u}) r.queue(k, q, 1500 * rng.between(0, 2));
+    }
+    if (r.up() == 0) r.link(0, true);
+    auto pkts = flows(32, 100 + static_cast<uint64_t>(round), 3);
+    for (std::size_t i = 0; i < pkts.size(); i += 3) pkts[i].queue = 1;
+    const auto got = r.select(pkts, 1'000'000);
+    for (std::size_t i = 0; i < pkts.size(); ++i) {
+      const uint16_t first = static_cast<uint16_t>((pkts[i].flow_hash & 63) % kMembers);  // the rig's slots
+      uint16_t want = first;
+      uint64_t least = UINT64_MAX;
+      for (uint16_t j = 0; j < kMembers; ++j) {
+        const uint16_t m = static_cast<uint16_t>((first + j) % kMembers);
+        if (!r.load->link_up(r.port(m))) continue;
+        const uint64_t b = r.load->queue_bytes(r.port(m), pkts[i].queue);
+        if (b < least) want = m, least = b;
+      }
+      ASSERT_EQ(got[i], want) << "round " << round << " packet " << i;
+      moved += want != first;
+    }
+  }
+  EXPECT_GT(moved, 1000) << "the loads moved flows off their ECMP member";
+}
+
+// DRILL's other settings take other code (sorted candidates when more than one member is
+// remembered; a third sample drawn alone): with d >= 2 the deepest queue is never the least
+// loaded of the distinct samples, and with a memory the shortest queue, once found, is kept.
+TEST(ShortestQueueDrill, EverySettingAvoidsTheCongestedMember) {
+  for (int d : {2, 3})
+    for (int m : {0, 1, 2, 4}) {
+      SCOPED_TRACE(fmt::format("d={} m={}", d, m));
+      PolicyRig r("drill", {{"d", d}, {"m", m}});
+      for (uint16_t k = 0; k < kMembers; ++k) r.queue(k, 3, k == 2 ? 1'000'000 : k == 5 ? 200 : 20'000 + 1000 * k);
+      auto q3 = flows(2000, 5, 3);
+      const auto h = histogram(r.select(q3, 1'000'000));
+      EXPECT_EQ(h.count(2), 0u);
+      if (m > 0) {
+        EXPECT_GT(h.at(5), 1900);
+      } else {
+        EXPECT_LT(h.at(5), 1500) << "without a memory, member 5 only when sampled";
+      }
+      EXPECT_EQ(r.counter("from_memory") > 0, m > 0);
+    }
+}
+
 // The quality policies read bands: everything new goes to the one member of the best band, and
 // to both when two share it.
 class BestBand : public ::testing::TestWithParam<std::string> {};
