@@ -9,6 +9,7 @@
 // nexthop_select stage is the one caller: per burst, once per instance present, with that
 // instance's packets in arrival order.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -117,15 +118,25 @@ class RoutingPolicy {
   }
   // The members of best quality band among `set` (not 0).
   uint64_t best_band(const SelectEnv& e, uint64_t set) const {
-    uint64_t best = 0;
-    int band = -1;
+    std::array<uint8_t, kMaxGroupMembers> q;
+    unsigned band = 0;
     for (uint64_t s = set; s; s &= s - 1) {
-      const uint16_t m = static_cast<uint16_t>(__builtin_ctzll(s));
-      const int q = quality(e, m);
-      if (q > band) band = q, best = 0;
-      if (q == band) best |= uint64_t{1} << m;
+      const unsigned m = static_cast<unsigned>(__builtin_ctzll(s));
+      q[m] = quality(e, static_cast<uint16_t>(m));
+      band = std::max<unsigned>(band, q[m]);
     }
-    return best;
+    return members_where(set, [&](unsigned m) { return q[m] == band; });
+  }
+  // The members of `set` for which pred(m) holds, without a branch on it: loads make
+  // predicates the branch predictor cannot learn.
+  template <typename Pred>
+  static uint64_t members_where(uint64_t set, Pred pred) {
+    uint64_t out = 0;
+    for (uint64_t s = set; s; s &= s - 1) {
+      const unsigned m = static_cast<unsigned>(__builtin_ctzll(s));
+      out |= uint64_t{pred(m)} << m;
+    }
+    return out;
   }
   // Resilient hashing: the redirection table's member for `hash`; when that member is down,
   // a live member picked by the hash, so only the dead member's flows move.

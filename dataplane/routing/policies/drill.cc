@@ -52,7 +52,11 @@ class Drill final : public RoutingPolicy {
     std::array<std::array<uint64_t, kMaxGroupMembers>, 8> bytes;
     unsigned have = 0;
     uint32_t from_memory = 0;
-    const uint64_t up = env.up;  // a local: the stores below may alias env as far as the compiler knows
+    // Locals, written back at the end: a store to member[] may alias the policy's fields and
+    // env as far as the compiler knows, and would make it reload them for every packet.
+    const uint64_t up = env.up;
+    uint16_t last = memory_[0];          // kSorted: memory_ itself
+    unsigned remembered = mem_n_;        // !kSorted: 0 or 1
     for (uint16_t i = 0; i < n; ++i) {
       const unsigned q = pkts[i]->queue & 7u;
       if (!((have >> q) & 1)) {
@@ -92,10 +96,10 @@ class Drill final : public RoutingPolicy {
             taken |= uint64_t{1} << memory_[j];
             consider({b[memory_[j]], memory_[j], true});
           }
-      } else if (mem_n_) {
+      } else if (remembered) {
         // Not live or already sampled: no candidate (never less loaded than a sample). In
         // masks: a compiler would branch on the comparison here.
-        const uint16_t r = memory_[0];
+        const uint16_t r = last;
         const uint64_t fresh = ((up & ~taken) >> r) & 1;
         const uint64_t win = uint64_t{0} - uint64_t{(b[r] | (fresh - 1)) < best.bytes};
         best.m = static_cast<uint16_t>((best.m & ~win) | (r & win));
@@ -104,12 +108,17 @@ class Drill final : public RoutingPolicy {
       }
       member[i] = best.m;
       from_memory += best.remembered;
-      mem_n_ = std::min(m_, k);
       if constexpr (kSorted) {
+        mem_n_ = std::min(m_, k);
         for (unsigned j = 0; j < mem_n_; ++j) memory_[j] = c[j].m;
       } else {
-        memory_[0] = best.m;
+        remembered = std::min(m_, k);
+        last = best.m;
       }
+    }
+    if constexpr (!kSorted) {
+      mem_n_ = remembered;
+      memory_[0] = last;
     }
     if (from_memory) counters[FromMemory].add(from_memory);
   }

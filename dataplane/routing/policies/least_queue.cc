@@ -4,6 +4,7 @@
 // ASIC cannot afford and a software switch with a handful of uplinks can. Among equal queues the
 // flow's ECMP member wins, so idle links still spread flows as ECMP would and the answer
 // depends on nothing but the packet and the load view.
+#include <algorithm>
 #include <array>
 
 #include "dataplane/routing/routing_policy.h"
@@ -53,13 +54,13 @@ class LeastQueue final : public RoutingPolicy {
   uint64_t shortest_members(const SelectEnv& env, unsigned q) const {
     std::array<uint64_t, kMaxGroupMembers> bytes;
     queue_loads(env, q, bytes.data());
-    uint64_t best = 0, least = UINT64_MAX;
-    for (uint64_t u = env.up; u; u &= u - 1) {
-      const unsigned m = static_cast<unsigned>(__builtin_ctzll(u));
-      if (bytes[m] < least) least = bytes[m], best = 0;
-      if (bytes[m] == least) best |= uint64_t{1} << m;
-    }
-    return best;
+    // Loops over every member, not over the live ones: a fixed trip count, no branch.
+    const uint16_t k = members();
+    uint64_t least = UINT64_MAX;
+    for (uint16_t m = 0; m < k; ++m) least = std::min(least, ((env.up >> m) & 1) ? bytes[m] : UINT64_MAX);
+    uint64_t best = 0;
+    for (uint16_t m = 0; m < k; ++m) best |= uint64_t{bytes[m] == least} << m;
+    return best & env.up;
   }
 };
 
