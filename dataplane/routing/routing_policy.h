@@ -89,6 +89,18 @@ class RoutingPolicy {
   void queue_loads(const SelectEnv& e, unsigned q, uint64_t* bytes) const {
     for (uint16_t m = 0; m < g_.size(); ++m) bytes[m] = e.load.queue_bytes(g_.port[m], q);
   }
+  // The members of `set` (not 0) with the fewest bytes in queue q. Like best_band, it loops
+  // over every member, not just the set's: a fixed trip count, and no branch on loads, which
+  // the branch predictor cannot learn.
+  uint64_t shortest_queue(const SelectEnv& e, unsigned q, uint64_t set) const {
+    std::array<uint64_t, kMaxGroupMembers> bytes;
+    queue_loads(e, q, bytes.data());
+    uint64_t least = UINT64_MAX;
+    for (uint16_t m = 0; m < g_.size(); ++m) least = std::min(least, ((set >> m) & 1) ? bytes[m] : UINT64_MAX);
+    uint64_t out = 0;
+    for (uint16_t m = 0; m < g_.size(); ++m) out |= uint64_t{bytes[m] == least} << m;
+    return out & set;
+  }
   uint8_t quality(const SelectEnv& e, uint16_t m) const { return e.load.quality(g_.port[m]); }
   // A uniformly random member among those set in `set` (not 0).
   uint16_t random_member(uint64_t set) {
@@ -120,23 +132,13 @@ class RoutingPolicy {
   uint64_t best_band(const SelectEnv& e, uint64_t set) const {
     std::array<uint8_t, kMaxGroupMembers> q;
     unsigned band = 0;
-    for (uint64_t s = set; s; s &= s - 1) {
-      const unsigned m = static_cast<unsigned>(__builtin_ctzll(s));
-      q[m] = quality(e, static_cast<uint16_t>(m));
-      band = std::max<unsigned>(band, q[m]);
+    for (uint16_t m = 0; m < g_.size(); ++m) {
+      q[m] = quality(e, m);
+      band = std::max<unsigned>(band, ((set >> m) & 1) ? q[m] : 0u);
     }
-    return members_where(set, [&](unsigned m) { return q[m] == band; });
-  }
-  // The members of `set` for which pred(m) holds, without a branch on it: loads make
-  // predicates the branch predictor cannot learn.
-  template <typename Pred>
-  static uint64_t members_where(uint64_t set, Pred pred) {
     uint64_t out = 0;
-    for (uint64_t s = set; s; s &= s - 1) {
-      const unsigned m = static_cast<unsigned>(__builtin_ctzll(s));
-      out |= uint64_t{pred(m)} << m;
-    }
-    return out;
+    for (uint16_t m = 0; m < g_.size(); ++m) out |= uint64_t{q[m] == band} << m;
+    return out & set;
   }
   // Resilient hashing: the redirection table's member for `hash`; when that member is down,
   // a live member picked by the hash, so only the dead member's flows move.

@@ -4,7 +4,6 @@
 // ASIC cannot afford and a software switch with a handful of uplinks can. Among equal queues the
 // flow's ECMP member wins, so idle links still spread flows as ECMP would and the answer
 // depends on nothing but the packet and the load view.
-#include <algorithm>
 #include <array>
 
 #include "dataplane/routing/routing_policy.h"
@@ -24,20 +23,18 @@ class LeastQueue final : public RoutingPolicy {
   explicit LeastQueue(const PolicyInit& in) : RoutingPolicy(in) {}
 
   void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
-    // The shortest queues' members, once per call for each egress queue its packets use.
-    std::array<uint64_t, 8> shortest;
-    unsigned have = 0;
+    std::array<uint64_t, 8> shortest;  // per egress queue: its live members with the fewest bytes
+    unsigned have = 0;                  // the queues whose `shortest` this call has read
     uint32_t rerouted = 0;
     for (uint16_t i = 0; i < n; ++i) {
       const PacketMeta& pm = *pkts[i];
       const unsigned q = pm.queue & 7u;
       if (!((have >> q) & 1)) {
-        shortest[q] = shortest_members(env, q);
+        shortest[q] = shortest_queue(env, q, env.up);  // live members only
         have |= 1u << q;
       }
-      // The first of them from the flow's ECMP member on, wrapping past the last: the one a scan
-      // from the flow's member that takes only a shorter queue meets first. So the flow's member
-      // keeps ties, and idle links spread flows as ECMP would.
+      // The first of them from the flow's ECMP member on, wrapping past the last: ties keep
+      // the flow's member, so idle links spread flows as ECMP would.
       const uint64_t s = shortest[q];
       const uint16_t first = group().slot[pm.flow_hash & group().mask];
       const uint64_t from = s & (~uint64_t{0} << first);
@@ -46,21 +43,6 @@ class LeastQueue final : public RoutingPolicy {
       rerouted += best != first;
     }
     if (rerouted) counters[Rerouted].add(rerouted);
-  }
-
- private:
-  // The live members (a member whose link is down is never chosen) with the fewest bytes in
-  // queue q; never empty, as env.up is not.
-  uint64_t shortest_members(const SelectEnv& env, unsigned q) const {
-    std::array<uint64_t, kMaxGroupMembers> bytes;
-    queue_loads(env, q, bytes.data());
-    // Loops over every member, not over the live ones: a fixed trip count, no branch.
-    const uint16_t k = members();
-    uint64_t least = UINT64_MAX;
-    for (uint16_t m = 0; m < k; ++m) least = std::min(least, ((env.up >> m) & 1) ? bytes[m] : UINT64_MAX);
-    uint64_t best = 0;
-    for (uint16_t m = 0; m < k; ++m) best |= uint64_t{bytes[m] == least} << m;
-    return best & env.up;
   }
 };
 
