@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -70,7 +71,7 @@ class RoutingPolicy {
   // For each of the n packets (of this instance's group and class, in arrival order), a
   // member index into member[i], among those set in env.up. No allocation, lock or syscall:
   // it runs on a worker for every burst.
-  virtual void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) = 0;
+  virtual void select(const PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) = 0;
 
   const PolicyGroup& group() const { return g_; }
   // The policy's own counters, named by its kCounters (collisions, steered packets...).
@@ -89,17 +90,11 @@ class RoutingPolicy {
   void queue_loads(const SelectEnv& e, unsigned q, uint64_t* bytes) const {
     for (uint16_t m = 0; m < g_.size(); ++m) bytes[m] = e.load.queue_bytes(g_.port[m], q);
   }
-  // The members of `set` (not 0) with the fewest bytes in queue q. Like best_band, it loops
-  // over every member, not just the set's: a fixed trip count, and no branch on loads, which
-  // the branch predictor cannot learn.
+  // The members of `set` (not 0) with the fewest bytes in queue q.
   uint64_t shortest_queue(const SelectEnv& e, unsigned q, uint64_t set) const {
     std::array<uint64_t, kMaxGroupMembers> bytes;
     queue_loads(e, q, bytes.data());
-    uint64_t least = UINT64_MAX;
-    for (uint16_t m = 0; m < g_.size(); ++m) least = std::min(least, ((set >> m) & 1) ? bytes[m] : UINT64_MAX);
-    uint64_t out = 0;
-    for (uint16_t m = 0; m < g_.size(); ++m) out |= uint64_t{bytes[m] == least} << m;
-    return out & set;
+    return extreme_members<false>(bytes.data(), set);
   }
   uint8_t quality(const SelectEnv& e, uint16_t m) const { return e.load.quality(g_.port[m]); }
   // A uniformly random member among those set in `set` (not 0).
@@ -131,14 +126,8 @@ class RoutingPolicy {
   // The members of best quality band among `set` (not 0).
   uint64_t best_band(const SelectEnv& e, uint64_t set) const {
     std::array<uint8_t, kMaxGroupMembers> q;
-    unsigned band = 0;
-    for (uint16_t m = 0; m < g_.size(); ++m) {
-      q[m] = quality(e, m);
-      band = std::max<unsigned>(band, ((set >> m) & 1) ? q[m] : 0u);
-    }
-    uint64_t out = 0;
-    for (uint16_t m = 0; m < g_.size(); ++m) out |= uint64_t{q[m] == band} << m;
-    return out & set;
+    for (uint16_t m = 0; m < g_.size(); ++m) q[m] = quality(e, m);
+    return extreme_members<true>(q.data(), set);
   }
   // Resilient hashing: the redirection table's member for `hash`; when that member is down,
   // a live member picked by the hash, so only the dead member's flows move.
@@ -148,6 +137,22 @@ class RoutingPolicy {
       return m;
     const unsigned k = static_cast<unsigned>(__builtin_popcountll(up));
     return nth_member(up, static_cast<unsigned>((uint64_t{hash * 0x9e3779b1u} * k) >> 32));
+  }
+
+  // The members of `set` (not 0) whose value v[m] is the set's least (kMost: its greatest).
+  // It loops over every member, not just the set's: a fixed trip count, and no branch on the
+  // values (loads, bands), which the branch predictor cannot learn.
+  template <bool kMost, typename V>
+  uint64_t extreme_members(const V* v, uint64_t set) const {
+    constexpr V kNone = kMost ? std::numeric_limits<V>::min() : std::numeric_limits<V>::max();
+    V x = kNone;
+    for (uint16_t m = 0; m < g_.size(); ++m) {
+      const V in = ((set >> m) & 1) ? v[m] : kNone;
+      x = kMost ? std::max(x, in) : std::min(x, in);
+    }
+    uint64_t out = 0;
+    for (uint16_t m = 0; m < g_.size(); ++m) out |= uint64_t{v[m] == x} << m;
+    return out & set;
   }
 
   FastRng rng_;

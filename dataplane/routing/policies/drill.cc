@@ -31,7 +31,7 @@ class Drill final : public RoutingPolicy {
   explicit Drill(const PolicyInit& in)
       : RoutingPolicy(in), d_(static_cast<unsigned>(in.params[D])), m_(static_cast<unsigned>(in.params[M])) {}
 
-  void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
+  void select(const PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
     if (m_ > 1) run<true>(pkts, n, env, member);
     else run<false>(pkts, n, env, member);
   }
@@ -47,7 +47,7 @@ class Drill final : public RoutingPolicy {
   // loaded first). Else only the least loaded matters, found without a branch on the loads,
   // which are as good as random to the branch predictor.
   template <bool kSorted>
-  void run(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) {
+  void run(const PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) {
     // Each egress queue's load on every member, read once per call for the queues its packets use.
     std::array<std::array<uint64_t, kMaxGroupMembers>, 8> bytes;
     unsigned have = 0;
@@ -55,8 +55,10 @@ class Drill final : public RoutingPolicy {
     // Locals, written back at the end: a store to member[] may alias the policy's fields and
     // env as far as the compiler knows, and would make it reload them for every packet.
     const uint64_t up = env.up;
-    uint16_t last = memory_[0];          // kSorted: memory_ itself
-    unsigned remembered = mem_n_;        // !kSorted: 0 or 1
+    // When at most one member is kept (!kSorted): that member, and whether there is one; the
+    // sorted form keeps its members in memory_ itself.
+    uint16_t last = memory_[0];
+    unsigned remembered = mem_n_;
     for (uint16_t i = 0; i < n; ++i) {
       const unsigned q = pkts[i]->queue & 7u;
       if (!((have >> q) & 1)) {

@@ -35,7 +35,7 @@ class Ecmp final : public RoutingPolicy {
         qp_(in.params[DestQp] != 0),
         seed_(static_cast<uint32_t>(in.switch_seed * 0x9e3779b97f4a7c15ull >> 32)) {}
 
-  void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
+  void select(const PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
     uint32_t steered = 0;
     for (uint16_t i = 0; i < n; ++i) {
       const PacketMeta& pm = *pkts[i];

@@ -31,7 +31,7 @@ class Flowlet final : public RoutingPolicy {
         mask_(static_cast<uint32_t>(table_.size() - 1)),
         idle_ns_(static_cast<uint64_t>(in.params[IdleTimeUs]) * 1000) {}
 
-  void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
+  void select(const PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
     std::array<uint32_t, kCounters.size()> tally{};
     for (uint16_t i = 0; i < n; ++i) {
       const uint32_t h = pkts[i]->flow_hash;

@@ -22,7 +22,7 @@ class LeastQueue final : public RoutingPolicy {
 
   explicit LeastQueue(const PolicyInit& in) : RoutingPolicy(in) {}
 
-  void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
+  void select(const PacketMeta* const* pkts, uint16_t n, const SelectEnv& env, uint16_t* member) override {
     std::array<uint64_t, 8> shortest;  // per egress queue: its live members with the fewest bytes
     unsigned have = 0;                  // the queues whose `shortest` this call has read
     uint32_t rerouted = 0;

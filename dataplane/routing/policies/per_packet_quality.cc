@@ -19,7 +19,7 @@ class PerPacketQuality final : public RoutingPolicy {
 
   explicit PerPacketQuality(const PolicyInit& in) : RoutingPolicy(in) {}
 
-  void select(PacketMeta* const*, uint16_t n, const SelectEnv& env, uint16_t* member) override {
+  void select(const PacketMeta* const*, uint16_t n, const SelectEnv& env, uint16_t* member) override {
     // Bands are per port, not per packet, and the view is the same for the whole call: read
     // once, they give each packet the answer it would get alone. The draw stays per packet.
     const uint64_t best = best_band(env, env.up);

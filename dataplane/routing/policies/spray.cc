@@ -26,7 +26,7 @@ class Spray final : public RoutingPolicy {
         random_(static_cast<int>(in.params[Mode]) == Random),
         next_(static_cast<unsigned>(rng_.next() % members())) {}
 
-  void select(PacketMeta* const*, uint16_t n, const SelectEnv& env, uint16_t* member) override {
+  void select(const PacketMeta* const*, uint16_t n, const SelectEnv& env, uint16_t* member) override {
     for (uint16_t i = 0; i < n; ++i) {
       if (random_) {
         member[i] = random_member(env.up);

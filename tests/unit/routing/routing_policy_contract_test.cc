@@ -82,7 +82,7 @@ class IgnoresLinks final : public RoutingPolicy {
   static constexpr std::array<ParamSpec, 0> kParams = {};
   static constexpr std::array<std::string_view, 0> kCounters = {};
   using RoutingPolicy::RoutingPolicy;
-  void select(PacketMeta* const* pkts, uint16_t n, const SelectEnv&, uint16_t* member) override {
+  void select(const PacketMeta* const* pkts, uint16_t n, const SelectEnv&, uint16_t* member) override {
     for (uint16_t i = 0; i < n; ++i) member[i] = group().slot[pkts[i]->flow_hash & group().mask];
   }
 };
@@ -90,7 +90,7 @@ REGISTER_ROUTING_POLICY(IgnoresLinks, "test_ignores_links");
 
 
 // select() with the heap watched: the heap calls it made.
-uint64_t counted_select(RoutingPolicy& p, PacketMeta* const* pkts, std::size_t n, const SelectEnv& env, uint16_t* got) {
+uint64_t counted_select(RoutingPolicy& p, const PacketMeta* const* pkts, std::size_t n, const SelectEnv& env, uint16_t* got) {
   const uint64_t before = g_heap_calls;
   g_counting = true;
   p.select(pkts, static_cast<uint16_t>(n), env, got);

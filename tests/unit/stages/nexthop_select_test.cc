@@ -200,7 +200,7 @@ class RecordingPolicy final : public RoutingPolicy {
   static constexpr std::array<ParamSpec, 1> kParams = {{{"rogue", ParamType::Bool, 0}}};
   static constexpr std::array<std::string_view, 0> kCounters = {};
   explicit RecordingPolicy(const PolicyInit& in) : RoutingPolicy(in), rogue_(in.params[0] != 0) {}
-  void select(PacketMeta* const* m, uint16_t n, const SelectEnv&, uint16_t* member) override {
+  void select(const PacketMeta* const* m, uint16_t n, const SelectEnv&, uint16_t* member) override {
     calls.emplace_back();
     for (uint16_t i = 0; i < n; ++i) {
       calls.back().push_back(m[i]->psn);

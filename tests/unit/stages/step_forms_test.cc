@@ -38,7 +38,7 @@ class MirrorTable final : public RoutingPolicy {
   static constexpr std::array<ParamSpec, 0> kParams = {};
   static constexpr std::array<std::string_view, 0> kCounters = {};
   explicit MirrorTable(const PolicyInit& in) : RoutingPolicy(in) {}
-  void select(PacketMeta* const* m, uint16_t n, const SelectEnv&, uint16_t* member) override {
+  void select(const PacketMeta* const* m, uint16_t n, const SelectEnv&, uint16_t* member) override {
     for (uint16_t i = 0; i < n; ++i) member[i] = group().slot[~m[i]->flow_hash & group().mask];
   }
 };
