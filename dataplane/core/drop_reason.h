@@ -23,7 +23,6 @@ namespace rs {
   X(MalformedUdp, "malformed_udp")                                           \
   X(MalformedBth, "malformed_bth")                                           \
   X(NonIp, "non_ip")                                                         \
-  X(MultiSegment, "multi_segment")                                           \
   X(MacControl, "mac_control_consumed")                                      \
   X(MalformedMacControl, "malformed_mac_control")                            \
   X(NoRoute, "no_route")                                                     \
@@ -85,7 +84,7 @@ inline constexpr uint64_t kDropsBeforeClass = [] {
   for (DropReason r : {DropReason::MalformedEth, DropReason::MalformedVlan, DropReason::StackedVlan, DropReason::MalformedIpv4,
                        DropReason::BadIpv4Ihl, DropReason::BadIpv4Length, DropReason::BadIpv4Checksum,
                        DropReason::MalformedIpv6, DropReason::BadIpv6Length, DropReason::MalformedUdp,
-                       DropReason::MalformedBth, DropReason::NonIp, DropReason::MultiSegment, DropReason::MacControl,
+                       DropReason::MalformedBth, DropReason::NonIp, DropReason::MacControl,
                        DropReason::MalformedMacControl})
     m |= uint64_t{1} << static_cast<unsigned>(r);
   return m;
