@@ -172,7 +172,10 @@ std::string summary(const Fabric& fab, const nlohmann::json& j) {
   }
   out += hosts_table(j["hosts"]);
   out += fct_by_size_table(j["fct_by_size"]);
-  if (!j["collectives"].empty()) out += "\n" + collectives_table(j["collectives"]);
+  if (!j["collectives"].empty()) {
+    out += '\n';
+    out += collectives_table(j["collectives"]);
+  }
   return out;
 }
 

@@ -85,7 +85,7 @@ TEST(VlanControl, AVlanInterfaceComesWithItsRoutesAndGoesWithThem) {
       << "VLAN 20's interface answers with its default MAC";
   ASSERT_NE(r.neighbour(svi_iface(20), "10.0.20.2"), nullptr);
 
-  r.done({{"id", 2}, {"op", "system.set"}, {"vlans", json::parse("[" + fmt::format(R"({{"id": 10, "ipv4": "10.0.10.1/24", "mac": "{}"}})", kSvi) + ", 20]")}});
+  r.done({{"id", 2}, {"op", "system.set"}, {"vlans", json::parse(fmt::format(R"([{{"id": 10, "ipv4": "10.0.10.1/24", "mac": "{}"}}, 20])", kSvi))}});
   EXPECT_EQ(r.route_group("10.0.20.0", 24), nullptr);
   EXPECT_EQ(r.route_group("10.0.20.1", 32), nullptr);
   r.cycle();
